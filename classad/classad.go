@@ -1,0 +1,87 @@
+package classad
+
+import (
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/classad/eval"
+	"github.com/kite-sched/kite/classad/parser"
+)
+
+// The types callers use, defined by the packages that own them.
+type (
+	// Ad is a ClassAd ready for evaluation.
+	Ad = eval.Ad
+	// Value is the result of an evaluation.
+	Value = eval.Value
+	// Expr is a parsed expression.
+	Expr = ast.Expr
+	// Program is an expression compiled for repeated evaluation.
+	Program = eval.Program
+	// ParseError is a syntax error with its line and column.
+	ParseError = parser.Error
+)
+
+// ParseOption adjusts a parse (for example, the file name errors cite).
+type ParseOption = parser.Option
+
+// Filename names the source in parse errors.
+func Filename(name string) ParseOption { return parser.Filename(name) }
+
+// Parse parses an ad in either syntax: new (`[ a = 1; b = 2 ]`) when the
+// text starts with '[', old (one `Name = Expr` per line) otherwise.
+func Parse(src string, opts ...ParseOption) (*Ad, error) {
+	r, err := parser.ParseAd(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return eval.FromRecord(r), nil
+}
+
+// ParseNew parses an ad in the new syntax.
+func ParseNew(src string, opts ...ParseOption) (*Ad, error) {
+	r, err := parser.ParseRecord(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return eval.FromRecord(r), nil
+}
+
+// ParseOld parses an ad in the old syntax.
+func ParseOld(src string, opts ...ParseOption) (*Ad, error) {
+	r, err := parser.ParseOld(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return eval.FromRecord(r), nil
+}
+
+// ParseExpr parses one expression.
+func ParseExpr(src string, opts ...ParseOption) (Expr, error) {
+	return parser.ParseExpr(src, opts...)
+}
+
+// Compile parses and compiles an expression for repeated evaluation.
+func Compile(src string, opts ...ParseOption) (*Program, error) {
+	e, err := parser.ParseExpr(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return eval.Compile(e), nil
+}
+
+// NewAd returns an empty ad.
+func NewAd() *Ad { return eval.NewAd() }
+
+// Eval evaluates p with MY bound to my and TARGET to target (either may
+// be nil). The error is non-nil only if evaluation exceeded a limit.
+func Eval(p *Program, my, target *Ad) (Value, error) { return eval.Evaluate(p, my, target) }
+
+// EvalAttr evaluates the attribute name of my against target.
+func EvalAttr(my *Ad, name string, target *Ad) (Value, error) {
+	return eval.EvaluateAttr(my, name, target)
+}
+
+// String returns an expression printed canonically.
+func String(e Expr) string { return ast.String(e) }
+
+// Unparse returns an ad printed canonically in the new syntax.
+func Unparse(ad *Ad) string { return ast.String(ad.Record()) }

@@ -1,0 +1,265 @@
+package eval
+
+import (
+	"iter"
+	"sync/atomic"
+
+	"github.com/kite-sched/kite/classad/ast"
+)
+
+// Ad is a ClassAd ready for evaluation: attributes in definition order,
+// names case-insensitive, each attribute's expression compiled on first use.
+//
+// An Ad may be evaluated from many goroutines at once; changing it (Set,
+// Delete) must not overlap with any other use, as with a Go map.
+type Ad struct {
+	attrs   []attr
+	index   []int32 // open addressing by name hash: attribute index+1, 0 empty; nil for small ads
+	code    atomic.Pointer[[]compiled]
+	self    Scope
+	special int // attributes whose names are scope keywords (my, target, parent, ...)
+}
+
+type attr struct {
+	name string
+	hash uint32
+	expr ast.Expr
+}
+
+// compiled is an attribute's expression ready to run, with the depth of its
+// tree (counted against the evaluation depth limit).
+type compiled struct {
+	n     node
+	depth int32
+	lit   bool  // the expression is a constant: val is its value
+	val   Value
+}
+
+// Scope is a record in its lexical context: an ad and the record it is
+// nested in (nil for a top-level ad). Record values are scopes.
+type Scope struct {
+	ad     *Ad
+	parent *Scope
+}
+
+// Ad returns the scope's record.
+func (s *Scope) Ad() *Ad { return s.ad }
+
+// Parent returns the enclosing record's scope, or nil.
+func (s *Scope) Parent() *Scope { return s.parent }
+
+// smallAd is the size up to which lookups scan linearly.
+const smallAd = 8
+
+// NewAd returns an empty ad.
+func NewAd() *Ad {
+	a := &Ad{}
+	a.self.ad = a
+	return a
+}
+
+// FromRecord returns an ad holding r's attributes. The ad shares r's
+// expressions; neither should be changed afterwards through r.
+func FromRecord(r *ast.Record) *Ad {
+	a := &Ad{attrs: make([]attr, 0, len(r.Attrs))}
+	a.self.ad = a
+	for _, at := range r.Attrs {
+		a.Set(at.Name, at.Value)
+	}
+	return a
+}
+
+// Scope returns the ad's own scope, for evaluating in it.
+func (a *Ad) Scope() *Scope { return &a.self }
+
+// Len returns the number of attributes.
+func (a *Ad) Len() int { return len(a.attrs) }
+
+// Name returns the i-th attribute's name as it was written.
+func (a *Ad) Name(i int) string { return a.attrs[i].name }
+
+// Expr returns the i-th attribute's expression.
+func (a *Ad) Expr(i int) ast.Expr { return a.attrs[i].expr }
+
+// All yields each attribute's name and expression in definition order.
+func (a *Ad) All() iter.Seq2[string, ast.Expr] {
+	return func(yield func(string, ast.Expr) bool) {
+		for _, at := range a.attrs {
+			if !yield(at.name, at.expr) {
+				return
+			}
+		}
+	}
+}
+
+// Lookup returns the expression of the attribute called name.
+func (a *Ad) Lookup(name string) (ast.Expr, bool) {
+	if i := a.find(name, ast.FoldHash(name)); i >= 0 {
+		return a.attrs[i].expr, true
+	}
+	return nil, false
+}
+
+// Index returns the position of the attribute called name, or -1.
+func (a *Ad) Index(name string) int { return a.find(name, ast.FoldHash(name)) }
+
+// Set defines name as e, replacing an existing definition in place (the
+// first spelling of the name is kept).
+func (a *Ad) Set(name string, e ast.Expr) {
+	h := ast.FoldHash(name)
+	if i := a.find(name, h); i >= 0 {
+		a.attrs[i].expr = e
+		a.recompile(i)
+		return
+	}
+	a.attrs = append(a.attrs, attr{name: name, hash: h, expr: e})
+	if isScopeName(name) {
+		a.special++
+	}
+	a.appendIndex()
+	if c := a.code.Load(); c != nil {
+		codes := append(*c, compileAttr(e))
+		a.code.Store(&codes)
+	}
+}
+
+// Delete removes the attribute called name and reports whether it existed.
+func (a *Ad) Delete(name string) bool {
+	i := a.find(name, ast.FoldHash(name))
+	if i < 0 {
+		return false
+	}
+	if isScopeName(name) {
+		a.special--
+	}
+	a.attrs = append(a.attrs[:i], a.attrs[i+1:]...)
+	a.reindex()
+	if c := a.code.Load(); c != nil {
+		codes := append((*c)[:i:i], (*c)[i+1:]...)
+		a.code.Store(&codes)
+	}
+	return true
+}
+
+// Clone returns a copy of the ad that can be changed independently.
+// Expressions are shared; they are never changed in place.
+func (a *Ad) Clone() *Ad {
+	b := &Ad{attrs: append([]attr(nil), a.attrs...), special: a.special}
+	b.self.ad = b
+	if a.index != nil {
+		b.index = append([]int32(nil), a.index...)
+	}
+	if c := a.code.Load(); c != nil {
+		codes := append([]compiled(nil), (*c)...)
+		b.code.Store(&codes)
+	}
+	return b
+}
+
+// Record returns the ad as a record expression, for printing.
+func (a *Ad) Record() *ast.Record {
+	r := &ast.Record{At: ast.NoPos, Attrs: make([]ast.Attr, len(a.attrs))}
+	for i, at := range a.attrs {
+		r.Attrs[i] = ast.Attr{At: ast.NoPos, Name: at.name, Value: at.expr}
+	}
+	return r
+}
+
+func (a *Ad) recompile(i int) {
+	if c := a.code.Load(); c != nil {
+		(*c)[i] = compileAttr(a.attrs[i].expr)
+	}
+}
+
+// compiled returns the ad's compiled expressions, compiling them on first
+// use. Concurrent first uses may both compile; either result is kept.
+func (a *Ad) compiled() []compiled {
+	if c := a.code.Load(); c != nil {
+		return *c
+	}
+	codes := make([]compiled, len(a.attrs))
+	for i, at := range a.attrs {
+		codes[i] = compileAttr(at.expr)
+	}
+	a.code.CompareAndSwap(nil, &codes)
+	return *a.code.Load()
+}
+
+// find returns the index of the attribute with the given name and hash, or -1.
+func (a *Ad) find(name string, h uint32) int {
+	if a.index == nil {
+		for i := range a.attrs {
+			if a.attrs[i].hash == h && ast.EqualFold(a.attrs[i].name, name) {
+				return i
+			}
+		}
+		return -1
+	}
+	mask := uint32(len(a.index) - 1)
+	for p := h & mask; ; p = (p + 1) & mask {
+		j := a.index[p]
+		if j == 0 {
+			return -1
+		}
+		if at := &a.attrs[j-1]; at.hash == h && ast.EqualFold(at.name, name) {
+			return int(j - 1)
+		}
+	}
+}
+
+// appendIndex adds the last attribute to the hash index.
+func (a *Ad) appendIndex() {
+	n := len(a.attrs)
+	switch {
+	case n <= smallAd:
+	case a.index != nil && 2*n <= len(a.index):
+		a.insertIndex(n - 1)
+	default:
+		a.reindex()
+	}
+}
+
+// reindex rebuilds the hash index after the attribute list changed.
+func (a *Ad) reindex() {
+	n := len(a.attrs)
+	if n <= smallAd {
+		a.index = nil
+		return
+	}
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	a.index = make([]int32, size)
+	for i := range a.attrs {
+		a.insertIndex(i)
+	}
+}
+
+func (a *Ad) insertIndex(i int) {
+	mask := uint32(len(a.index) - 1)
+	for p := a.attrs[i].hash & mask; ; p = (p + 1) & mask {
+		if a.index[p] == 0 {
+			a.index[p] = int32(i + 1)
+			return
+		}
+	}
+}
+
+// isScopeName reports whether name is one the evaluator resolves specially
+// when no attribute of that name is in scope.
+func isScopeName(name string) bool {
+	switch len(name) {
+	case 2:
+		return ast.EqualFold(name, "my")
+	case 4:
+		return ast.EqualFold(name, "self") || ast.EqualFold(name, "root")
+	case 5:
+		return ast.EqualFold(name, "other")
+	case 6:
+		return ast.EqualFold(name, "target") || ast.EqualFold(name, "parent")
+	case 8:
+		return ast.EqualFold(name, "toplevel")
+	}
+	return false
+}

@@ -1,0 +1,287 @@
+package eval
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/kite-sched/kite/classad/ast"
+)
+
+// Kind is the type of a Value.
+type Kind uint8
+
+// The ClassAd value types.
+const (
+	UndefinedKind Kind = iota
+	ErrorKind
+	BoolKind
+	IntKind
+	RealKind
+	StringKind
+	AbsTimeKind
+	RelTimeKind
+	ListKind
+	RecordKind
+)
+
+var kindNames = [...]string{"undefined", "error", "boolean", "integer", "real", "string", "absolute time", "relative time", "list", "classad"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "invalid"
+}
+
+// Value is the result of evaluating an expression. The zero Value is
+// UNDEFINED. Values are small and passed by value; evaluating scalar
+// expressions allocates nothing.
+type Value struct {
+	kind Kind
+	tz   int32  // AbsTime: offset east of UTC, seconds
+	n    uint64 // Bool, Int, Real bits, AbsTime seconds, RelTime bits
+	s    string // String
+	o    any    // *List or *Scope
+}
+
+// Constructors.
+
+// Undefined returns UNDEFINED.
+func Undefined() Value { return Value{} }
+
+// Error returns ERROR.
+func Error() Value { return Value{kind: ErrorKind} }
+
+// Bool returns a boolean value.
+func Bool(b bool) Value {
+	v := Value{kind: BoolKind}
+	if b {
+		v.n = 1
+	}
+	return v
+}
+
+// Int returns an integer value.
+func Int(i int64) Value { return Value{kind: IntKind, n: uint64(i)} }
+
+// Real returns a real value.
+func Real(f float64) Value { return Value{kind: RealKind, n: math.Float64bits(f)} }
+
+// String returns a string value.
+func String(s string) Value { return Value{kind: StringKind, s: s} }
+
+// AbsTime returns an absolute time: seconds since the epoch and the time
+// zone offset (seconds east of UTC) it is shown in.
+func AbsTime(secs int64, tzOffset int32) Value {
+	return Value{kind: AbsTimeKind, n: uint64(secs), tz: tzOffset}
+}
+
+// RelTime returns a relative time (a duration) in seconds.
+func RelTime(secs float64) Value { return Value{kind: RelTimeKind, n: math.Float64bits(secs)} }
+
+// ListOf returns a list holding the given values.
+func ListOf(vals ...Value) Value { return Value{kind: ListKind, o: &List{vals: vals}} }
+
+// RecordValue returns a record value for a top-level ad.
+func RecordValue(ad *Ad) Value { return Value{kind: RecordKind, o: ad.Scope()} }
+
+// Accessors.
+
+// Kind returns the value's type.
+func (v Value) Kind() Kind { return v.kind }
+
+// IsUndefined reports whether v is UNDEFINED.
+func (v Value) IsUndefined() bool { return v.kind == UndefinedKind }
+
+// IsError reports whether v is ERROR.
+func (v Value) IsError() bool { return v.kind == ErrorKind }
+
+// IsNumber reports whether v is an integer or a real.
+func (v Value) IsNumber() bool { return v.kind == IntKind || v.kind == RealKind }
+
+// BoolValue returns v's boolean and whether v is a boolean.
+func (v Value) BoolValue() (bool, bool) { return v.n != 0, v.kind == BoolKind }
+
+// IntValue returns v's integer and whether v is an integer.
+func (v Value) IntValue() (int64, bool) { return int64(v.n), v.kind == IntKind }
+
+// RealValue returns v's real and whether v is a real.
+func (v Value) RealValue() (float64, bool) { return math.Float64frombits(v.n), v.kind == RealKind }
+
+// StringValue returns v's string and whether v is a string.
+func (v Value) StringValue() (string, bool) { return v.s, v.kind == StringKind }
+
+// AbsTimeValue returns v's seconds since the epoch, time zone offset, and
+// whether v is an absolute time.
+func (v Value) AbsTimeValue() (int64, int32, bool) { return int64(v.n), v.tz, v.kind == AbsTimeKind }
+
+// RelTimeValue returns v's duration in seconds and whether v is a relative time.
+func (v Value) RelTimeValue() (float64, bool) {
+	return math.Float64frombits(v.n), v.kind == RelTimeKind
+}
+
+// ListValue returns v's list and whether v is a list.
+func (v Value) ListValue() (*List, bool) {
+	l, ok := v.o.(*List)
+	return l, ok && v.kind == ListKind
+}
+
+// RecordValue returns v's record scope and whether v is a record.
+func (v Value) RecordValue() (*Scope, bool) {
+	s, ok := v.o.(*Scope)
+	return s, ok && v.kind == RecordKind
+}
+
+// NumberValue returns v as a float64 if it is an integer, a real or a
+// boolean (1 or 0).
+func (v Value) NumberValue() (float64, bool) {
+	switch v.kind {
+	case IntKind:
+		return float64(int64(v.n)), true
+	case RealKind:
+		return math.Float64frombits(v.n), true
+	case BoolKind:
+		return float64(v.n), true
+	}
+	return 0, false
+}
+
+// IsTrue reports whether v is boolean true or a non-zero number, as a
+// Requirements or policy expression is judged.
+func (v Value) IsTrue() bool {
+	switch v.kind {
+	case BoolKind, IntKind:
+		return v.n != 0
+	case RealKind:
+		return math.Float64frombits(v.n) != 0
+	}
+	return false
+}
+
+// i returns the integer payload.
+func (v Value) i() int64 { return int64(v.n) }
+
+// r returns the real payload.
+func (v Value) r() float64 { return math.Float64frombits(v.n) }
+
+// String returns v printed canonically, as HTCondor prints values.
+func (v Value) String() string { return string(v.Append(nil)) }
+
+// Append appends v printed canonically to buf.
+func (v Value) Append(buf []byte) []byte { return v.appendStyle(buf, ast.Canonical) }
+
+func (v Value) appendStyle(buf []byte, style ast.Style) []byte {
+	switch v.kind {
+	case UndefinedKind:
+		return append(buf, "undefined"...)
+	case ErrorKind:
+		return append(buf, "error"...)
+	case BoolKind:
+		return strconv.AppendBool(buf, v.n != 0)
+	case IntKind:
+		return strconv.AppendInt(buf, v.i(), 10)
+	case RealKind:
+		return ast.AppendReal(buf, v.r())
+	case StringKind:
+		return ast.AppendQuoted(buf, v.s)
+	case AbsTimeKind:
+		buf = append(buf, `absTime("`...)
+		buf = AppendAbsTime(buf, v.i(), v.tz)
+		return append(buf, `")`...)
+	case RelTimeKind:
+		buf = append(buf, `relTime("`...)
+		buf = AppendRelTime(buf, v.r())
+		return append(buf, `")`...)
+	case ListKind:
+		l, _ := v.o.(*List)
+		return l.appendTo(buf, style)
+	case RecordKind:
+		s, _ := v.o.(*Scope)
+		return appendExpr(buf, s.ad.Record(), style)
+	}
+	return buf
+}
+
+func appendExpr(buf []byte, e ast.Expr, style ast.Style) []byte {
+	if style == ast.Pretty {
+		return ast.AppendPretty(buf, e)
+	}
+	return ast.AppendExpr(buf, e)
+}
+
+// AppendAbsTime appends an absolute time as HTCondor prints it,
+// "2004-01-01T00:00:00-06:00", in the time's own zone offset.
+func AppendAbsTime(buf []byte, secs int64, tz int32) []byte {
+	t := time.Unix(secs, 0).In(time.FixedZone("", int(tz)))
+	buf = t.AppendFormat(buf, "2006-01-02T15:04:05")
+	off := tz
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	if tz == 0 {
+		sign = '-' // HTCondor prints UTC as -00:00
+	}
+	buf = append(buf, sign)
+	buf = appendTwo(buf, int(off/3600))
+	buf = append(buf, ':')
+	return appendTwo(buf, int(off%3600/60))
+}
+
+// AppendRelTime appends a relative time as HTCondor prints it:
+// [-][D+]HH:MM:SS[.fff], with the days and fraction only when non-zero.
+func AppendRelTime(buf []byte, secs float64) []byte {
+	if secs < 0 {
+		buf = append(buf, '-')
+		secs = -secs
+	}
+	whole := int64(secs)
+	frac := secs - float64(whole)
+	days, rest := whole/86400, whole%86400
+	if days > 0 {
+		buf = strconv.AppendInt(buf, days, 10)
+		buf = append(buf, '+')
+	}
+	buf = appendTwo(buf, int(rest/3600))
+	buf = append(buf, ':')
+	buf = appendTwo(buf, int(rest%3600/60))
+	buf = append(buf, ':')
+	buf = appendTwo(buf, int(rest%60))
+	if ms := int(math.Round(frac * 1000)); ms > 0 {
+		buf = append(buf, '.')
+		buf = append(buf, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	}
+	return buf
+}
+
+func appendTwo(buf []byte, n int) []byte {
+	if n < 10 {
+		buf = append(buf, '0')
+	}
+	return strconv.AppendInt(buf, int64(n), 10)
+}
+
+// Identical reports whether a and b are the same value as =?= judges it:
+// same type and same value, strings compared case-sensitively, UNDEFINED
+// identical to UNDEFINED and ERROR to ERROR.
+func Identical(a, b Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case UndefinedKind, ErrorKind:
+		return true
+	case BoolKind, IntKind:
+		return a.n == b.n
+	case RealKind, RelTimeKind:
+		return a.r() == b.r()
+	case StringKind:
+		return a.s == b.s
+	case AbsTimeKind:
+		return a.n == b.n
+	case ListKind, RecordKind:
+		return a.o == b.o
+	}
+	return false
+}

@@ -1,0 +1,213 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/kite-sched/kite/classad/ast"
+)
+
+// The document grammar. participle drives it; expressions inside are
+// parsed by parseExpr (expr.go), registered for the ast.Expr interface.
+
+// oldDoc is an ad in the old syntax: one `Name = Expr` per line, blank and
+// `#` comment lines ignored.
+type oldDoc struct {
+	Attrs []*oldAttr `parser:"Newline* ( @@ ( Newline+ @@ )* Newline* )?"`
+}
+
+type oldAttr struct {
+	Pos   lexer.Position
+	Name  string   `parser:"@( Ident | QName )"`
+	Value ast.Expr `parser:"'=' @@"`
+}
+
+var (
+	oldParserDef = participle.MustBuild[oldDoc](
+		participle.Lexer(definition{old: true}),
+		participle.ParseTypeWith(parseExpr),
+	)
+)
+
+// Option adjusts a parse.
+type Option func(*options)
+
+type options struct {
+	filename string
+}
+
+// Filename names the source in error messages.
+func Filename(name string) Option {
+	return func(o *options) { o.filename = name }
+}
+
+func apply(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// ParseExpr parses a single expression in the new syntax.
+func ParseExpr(src string, opts ...Option) (ast.Expr, error) {
+	o := apply(opts)
+	x, err := parseWhole(newStream(o.filename, src))
+	if err != nil {
+		return nil, newError(src, o.filename, err)
+	}
+	return x, nil
+}
+
+// parseWhole parses one expression that must be all of the input.
+func parseWhole(st *stream) (x ast.Expr, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, ok := r.(bailout)
+			if !ok {
+				panic(r)
+			}
+			x, err = nil, b.err
+		}
+	}()
+	st.advance()
+	x, err = parseFrom(st)
+	if err == nil && st.cur.Type != lexer.EOF {
+		err = &syntaxError{pos: st.cur.Pos, msg: "unexpected " + describe(&st.cur) + " after the end of the expression"}
+	}
+	return x, err
+}
+
+// ParseRecord parses an ad in the new syntax, `[ a = 1; b = a + 1 ]`.
+func ParseRecord(src string, opts ...Option) (*ast.Record, error) {
+	x, err := ParseExpr(src, opts...)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := x.(*ast.Record)
+	if !ok {
+		o := apply(opts)
+		return nil, errorAt(src, o.filename, int(x.Pos()), "expected an ad in brackets [ ... ], found an expression")
+	}
+	return r, nil
+}
+
+// ParseOld parses an ad in the old syntax, as HTCondor's `-long` output
+// prints it: one `Name = Expr` per line. In this syntax a backslash in a
+// string escapes only a double quote.
+func ParseOld(src string, opts ...Option) (*ast.Record, error) {
+	o := apply(opts)
+	doc, err := oldParserDef.ParseString(o.filename, src)
+	if err != nil {
+		return nil, newError(src, o.filename, err)
+	}
+	r := &ast.Record{At: 0}
+	var defs definitions
+	for _, a := range doc.Attrs {
+		if ast.IsReserved(a.Name) {
+			return nil, errorAt(src, o.filename, a.Pos.Offset, fmt.Sprintf("%q is a reserved word and cannot name an attribute", a.Name))
+		}
+		defs.define(r, ast.Attr{At: ast.Pos(a.Pos.Offset), Name: a.Name, Value: a.Value})
+	}
+	return r, nil
+}
+
+// ParseAd parses an ad in either syntax: new if its first non-blank
+// character (after comments) is '[', old otherwise.
+func ParseAd(src string, opts ...Option) (*ast.Record, error) {
+	if startsWithBracket(src) {
+		return ParseRecord(src, opts...)
+	}
+	return ParseOld(src, opts...)
+}
+
+func startsWithBracket(src string) bool {
+	s := scanner{src: src, line: 1}
+	t, err := s.Next()
+	return err == nil && t.Type == tokPunct && t.Value == "["
+}
+
+// Error is a syntax error: where it is and what is wrong.
+type Error struct {
+	Filename string
+	Line     int // 1-based
+	Column   int // 1-based, in bytes
+	Offset   int // byte offset in the source
+	Msg      string
+	// SourceLine is the text of the line the error is on.
+	SourceLine string
+}
+
+// Error returns "file:line:col: message" followed by the source line and a
+// caret under the column.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Filename != "" {
+		b.WriteString(e.Filename)
+		b.WriteByte(':')
+	}
+	fmt.Fprintf(&b, "%d:%d: %s", e.Line, e.Column, e.Msg)
+	if e.SourceLine != "" {
+		b.WriteString("\n    ")
+		b.WriteString(e.SourceLine)
+		b.WriteString("\n    ")
+		for i := 1; i < e.Column && i <= len(e.SourceLine); i++ {
+			if e.SourceLine[i-1] == '\t' {
+				b.WriteByte('\t')
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('^')
+	}
+	return b.String()
+}
+
+func newError(src, filename string, err error) error {
+	var le *LexError
+	if errors.As(err, &le) {
+		return errorAt(src, filename, le.Pos.Offset, le.Msg)
+	}
+	var se *syntaxError
+	if errors.As(err, &se) {
+		return errorAt(src, filename, se.pos.Offset, se.msg)
+	}
+	var pe participle.Error
+	if errors.As(err, &pe) {
+		return errorAt(src, filename, pe.Position().Offset, participleMessage(pe))
+	}
+	return errorAt(src, filename, 0, err.Error())
+}
+
+// participleMessage rewords participle's messages about the document
+// grammar in the terms of the language.
+func participleMessage(pe participle.Error) string {
+	var ut *participle.UnexpectedTokenError
+	if errors.As(pe, &ut) {
+		return "unexpected " + describe(&ut.Unexpected) + " after the end of the expression"
+	}
+	return pe.Message()
+}
+
+func errorAt(src, filename string, off int, msg string) *Error {
+	off = max(0, min(off, len(src)))
+	lineStart := strings.LastIndexByte(src[:off], '\n') + 1
+	lineEnd := strings.IndexByte(src[off:], '\n')
+	if lineEnd < 0 {
+		lineEnd = len(src)
+	} else {
+		lineEnd += off
+	}
+	return &Error{
+		Filename:   filename,
+		Line:       strings.Count(src[:off], "\n") + 1,
+		Column:     off - lineStart + 1,
+		Offset:     off,
+		Msg:        msg,
+		SourceLine: strings.TrimRight(src[lineStart:lineEnd], "\r"),
+	}
+}
