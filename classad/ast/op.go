@@ -35,10 +35,10 @@ const (
 	OpGT // >
 
 	// Equality (level 6).
-	OpEq    // ==
-	OpNe    // !=
-	OpIs    // =?= and is
-	OpIsnt  // =!= and isnt
+	OpEq     // ==
+	OpNe     // !=
+	OpIs     // =?= and is
+	OpIsnt   // =!= and isnt
 	OpBitAnd // & (level 5)
 	OpBitXor // ^ (level 4)
 	OpBitOr  // | (level 3)

@@ -31,7 +31,7 @@ type attr struct {
 type compiled struct {
 	n     node
 	depth int32
-	lit   bool  // the expression is a constant: val is its value
+	lit   bool // the expression is a constant: val is its value
 	val   Value
 }
 
