@@ -2,4 +2,15 @@ module github.com/kite-sched/kite
 
 go 1.26
 
-require github.com/alecthomas/participle/v2 v2.1.4 // indirect
+require (
+	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

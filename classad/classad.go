@@ -1,6 +1,8 @@
 package classad
 
 import (
+	"io"
+
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/classad/eval"
 	"github.com/kite-sched/kite/classad/parser"
@@ -85,3 +87,40 @@ func String(e Expr) string { return ast.String(e) }
 
 // Unparse returns an ad printed canonically in the new syntax.
 func Unparse(ad *Ad) string { return ast.String(ad.Record()) }
+
+// AppendJSON appends ad in HTCondor's JSON form; with indent, one
+// attribute per line as condor_q -json prints it.
+func AppendJSON(buf []byte, ad *Ad, indent bool) []byte {
+	return ast.AppendJSON(buf, ad.Record(), indent)
+}
+
+// ParseJSON parses an ad in HTCondor's JSON form.
+func ParseJSON(data []byte) (*Ad, error) {
+	r, err := parser.ParseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return eval.FromRecord(r), nil
+}
+
+// JSONDecoder reads ads in JSON form from a stream: objects one after
+// another, or an array of objects.
+type JSONDecoder struct{ d *parser.JSONDecoder }
+
+// NewJSONDecoder returns a decoder reading from r.
+func NewJSONDecoder(r io.Reader) *JSONDecoder {
+	return &JSONDecoder{d: parser.NewJSONDecoder(r)}
+}
+
+// Next returns the next ad, or io.EOF.
+func (d *JSONDecoder) Next() (*Ad, error) {
+	r, err := d.d.Next()
+	if err != nil {
+		return nil, err
+	}
+	return eval.FromRecord(r), nil
+}
+
+// AppendOld appends ad in the old syntax, one `Name = Expr` per line, as
+// HTCondor's -long output prints ads.
+func AppendOld(buf []byte, ad *Ad) []byte { return ad.AppendOld(buf) }

@@ -39,6 +39,7 @@ type printer struct {
 	buf    []byte
 	style  Style
 	indent int
+	old    bool // strings in the old syntax: only " is escaped
 }
 
 const (
@@ -49,7 +50,11 @@ const (
 func (p *printer) expr(e Expr) {
 	switch x := e.(type) {
 	case *Literal:
-		p.buf = AppendLiteral(p.buf, x)
+		if p.old && x.Kind == StringLit {
+			p.buf = appendOldQuoted(p.buf, x.Str)
+		} else {
+			p.buf = AppendLiteral(p.buf, x)
+		}
 	case *AttrRef:
 		if x.Absolute {
 			p.buf = append(p.buf, '.')
@@ -171,6 +176,29 @@ func (p *printer) newline() {
 	for range p.indent {
 		p.buf = append(p.buf, ' ')
 	}
+}
+
+// AppendOldAttr appends one attribute in the old syntax, `Name = Expr`,
+// as HTCondor's long output prints it. In the old syntax a backslash in a
+// string escapes only a double quote, so strings are written with just
+// their quotes escaped.
+func AppendOldAttr(buf []byte, name string, e Expr) []byte {
+	buf = AppendName(buf, name)
+	buf = append(buf, " = "...)
+	p := printer{buf: buf, old: true}
+	p.expr(e)
+	return p.buf
+}
+
+func appendOldQuoted(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			buf = append(buf, '\\')
+		}
+		buf = append(buf, s[i])
+	}
+	return append(buf, '"')
 }
 
 // AppendLiteral appends the canonical text of a literal.

@@ -135,7 +135,11 @@ func compileBinary(x *ast.Binary) node {
 	case ast.OpIsnt:
 		n = &isNode{a, b, true}
 	default:
-		n = &binaryNode{op: x.Op, x: a, y: b}
+		if x.Op.IsComparison() {
+			n = compileComparison(x.Op, a, b)
+		} else {
+			n = &binaryNode{op: x.Op, x: a, y: b}
+		}
 	}
 	return fold(n)
 }
@@ -159,6 +163,12 @@ func constant(n node) bool {
 		return isLit(x.x)
 	case *binaryNode:
 		return isLit(x.x) && isLit(x.y)
+	case *cmpNode:
+		return isLit(x.x) && isLit(x.y)
+	case *cmpIntNode:
+		return isLit(x.x)
+	case *eqStringNode:
+		return isLit(x.x)
 	case *andNode:
 		return isLit(x.a) && isLit(x.b)
 	case *orNode:

@@ -1,0 +1,39 @@
+package eval
+
+import (
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/classad/parser"
+)
+
+// MarshalJSON encodes the ad in HTCondor's JSON form (one line).
+func (a *Ad) MarshalJSON() ([]byte, error) {
+	return ast.AppendJSON(nil, a.Record(), false), nil
+}
+
+// UnmarshalJSON decodes an ad in HTCondor's JSON form, replacing a's
+// attributes.
+func (a *Ad) UnmarshalJSON(data []byte) error {
+	r, err := parser.ParseJSON(data)
+	if err != nil {
+		return err
+	}
+	a.attrs, a.index, a.special = make([]attr, 0, len(r.Attrs)), nil, 0
+	a.self = Scope{ad: a}
+	a.code.Store(nil)
+	for _, at := range r.Attrs {
+		a.Set(at.Name, at.Value)
+	}
+	return nil
+}
+
+// String returns the ad in the new syntax, canonically printed.
+func (a *Ad) String() string { return ast.String(a.Record()) }
+
+// AppendOld appends the ad in the old syntax: one `Name = Expr` per line.
+func (a *Ad) AppendOld(buf []byte) []byte {
+	for _, at := range a.attrs {
+		buf = ast.AppendOldAttr(buf, at.name, at.expr)
+		buf = append(buf, '\n')
+	}
+	return buf
+}
