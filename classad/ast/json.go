@@ -82,8 +82,9 @@ func (j *jsonWriter) literal(x *Literal) {
 	}
 }
 
-// real writes a real as %.16G, with ".0" added when that looks like an
-// integer; zero is 0.0 or -0.0.
+// real writes a real as %.16G (%.17G when 16 digits would not read back
+// as the same number), with ".0" added when that looks like an integer;
+// zero is 0.0 or -0.0.
 func (j *jsonWriter) real(f float64) {
 	switch {
 	case math.IsNaN(f) || math.IsInf(f, 0):
@@ -96,6 +97,9 @@ func (j *jsonWriter) real(f float64) {
 		}
 	default:
 		s := strconv.FormatFloat(f, 'G', 16, 64)
+		if back, _ := strconv.ParseFloat(s, 64); back != f {
+			s = strconv.FormatFloat(f, 'G', 17, 64)
+		}
 		j.buf = append(j.buf, s...)
 		if !strings.ContainsAny(s, ".Ee") {
 			j.buf = append(j.buf, ".0"...)

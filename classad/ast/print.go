@@ -51,7 +51,7 @@ func (p *printer) expr(e Expr) {
 	switch x := e.(type) {
 	case *Literal:
 		if p.old && x.Kind == StringLit {
-			p.buf = appendOldQuoted(p.buf, x.Str)
+			p.buf = appendOldQuoted(p.buf, x.Str, '"')
 		} else {
 			p.buf = AppendLiteral(p.buf, x)
 		}
@@ -59,11 +59,14 @@ func (p *printer) expr(e Expr) {
 		if x.Absolute {
 			p.buf = append(p.buf, '.')
 		}
-		p.buf = AppendName(p.buf, x.Name)
+		p.name(x.Name)
 	case *Select:
 		p.expr(x.X)
+		if l, ok := x.X.(*Literal); ok && l.Kind == IntLit {
+			p.buf = append(p.buf, ' ') // 1.a would read as a number
+		}
 		p.buf = append(p.buf, '.')
-		p.buf = AppendName(p.buf, x.Name)
+		p.name(x.Name)
 	case *Index:
 		p.expr(x.X)
 		p.buf = append(p.buf, '[')
@@ -166,9 +169,18 @@ func (p *printer) record(x *Record) {
 }
 
 func (p *printer) attr(a Attr) {
-	p.buf = AppendName(p.buf, a.Name)
+	p.name(a.Name)
 	p.buf = append(p.buf, " = "...)
 	p.expr(a.Value)
+}
+
+// name appends an attribute name, quoted if need be in the printer's syntax.
+func (p *printer) name(n string) {
+	if p.old && !IsPlainName(n) {
+		p.buf = appendOldQuoted(p.buf, n, '\'')
+		return
+	}
+	p.buf = AppendName(p.buf, n)
 }
 
 func (p *printer) newline() {
@@ -183,22 +195,26 @@ func (p *printer) newline() {
 // string escapes only a double quote, so strings are written with just
 // their quotes escaped.
 func AppendOldAttr(buf []byte, name string, e Expr) []byte {
-	buf = AppendName(buf, name)
+	if IsPlainName(name) {
+		buf = append(buf, name...)
+	} else {
+		buf = appendOldQuoted(buf, name, '\'')
+	}
 	buf = append(buf, " = "...)
 	p := printer{buf: buf, old: true}
 	p.expr(e)
 	return p.buf
 }
 
-func appendOldQuoted(buf []byte, s string) []byte {
-	buf = append(buf, '"')
+func appendOldQuoted(buf []byte, s string, quote byte) []byte {
+	buf = append(buf, quote)
 	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
+		if s[i] == quote {
 			buf = append(buf, '\\')
 		}
 		buf = append(buf, s[i])
 	}
-	return append(buf, '"')
+	return append(buf, quote)
 }
 
 // AppendLiteral appends the canonical text of a literal.

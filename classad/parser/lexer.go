@@ -212,12 +212,11 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Toke
 	src := s.src
 	i := start + 1
 	// Fast path: no escapes.
-	for i < len(src) && src[i] != quote && src[i] != '\\' && src[i] != '\n' {
+	for i < len(src) && src[i] != quote && src[i] != '\\' && src[i] != '\n' && src[i] != 0 {
 		i++
 	}
 	if i < len(src) && src[i] == quote {
-		s.off = i + 1
-		return lexer.Token{Type: typ, Value: src[start+1 : i], Pos: s.pos(start)}, nil
+		return s.quotedToken(start, i+1, typ, src[start+1:i])
 	}
 	var b strings.Builder
 	b.WriteString(src[start+1 : i])
@@ -225,10 +224,11 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Toke
 		c := src[i]
 		switch {
 		case c == quote:
-			s.off = i + 1
-			return lexer.Token{Type: typ, Value: b.String(), Pos: s.pos(start)}, nil
+			return s.quotedToken(start, i+1, typ, b.String())
 		case c == '\n':
 			return lexer.Token{}, s.errorf(start, "string not terminated before end of line")
+		case c == 0:
+			return lexer.Token{}, s.errorf(i, "string contains a NUL byte")
 		case c == '\\' && s.old:
 			if i+1 < len(src) && src[i+1] == quote {
 				b.WriteByte(quote)
@@ -249,6 +249,15 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Toke
 		}
 	}
 	return lexer.Token{}, s.errorf(start, "string not terminated")
+}
+
+// quotedToken finishes a string or quoted name ending before end.
+func (s *scanner) quotedToken(start, end int, typ lexer.TokenType, text string) (lexer.Token, error) {
+	if typ == tokQName && text == "" {
+		return lexer.Token{}, s.errorf(start, "empty attribute name")
+	}
+	s.off = end
+	return lexer.Token{Type: typ, Value: text, Pos: s.pos(start)}, nil
 }
 
 // punctuators, longest first within each leading character.

@@ -21,6 +21,9 @@ func unescape(b *strings.Builder, s string) (int, error) {
 		b.WriteByte(r)
 		return 2, nil
 	}
+	if c == 0 {
+		return 0, errors.New("string contains a NUL byte")
+	}
 	if c < '0' || c > '7' {
 		b.WriteByte(c)
 		return 2, nil
