@@ -74,7 +74,7 @@ func Conjuncts(e ast.Expr) []ast.Expr {
 }
 
 // localRef reports whether e is a reference (`Name` or `MY.Name`) to an
-// attribute defined in ad, and returns its name.
+// attribute defined in ad, and returns its name as the ad spells it.
 func localRef(ad *eval.Ad, e ast.Expr) (string, bool) {
 	for {
 		p, ok := e.(*ast.Paren)
@@ -96,5 +96,9 @@ func localRef(ad *eval.Ad, e ast.Expr) (string, bool) {
 	default:
 		return "", false
 	}
-	return name, ad.Index(name) >= 0
+	i := ad.Index(name)
+	if i < 0 {
+		return "", false
+	}
+	return ad.Name(i), true
 }
