@@ -1,10 +1,7 @@
 package eval
 
 import (
-	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/kite-sched/kite/classad/ast"
 )
@@ -12,6 +9,13 @@ import (
 // Builtin is a function callable from expressions. Names are
 // case-insensitive. A call with fewer than MinArgs or more than MaxArgs
 // (-1: any number) arguments is ERROR, as is a call of an unknown name.
+//
+// The registry holds exactly the functions HTCondor 25 registers: the
+// ClassAd library's own table (fnCall.cpp) and the HTCondor extras
+// (compat_classad.cpp: the string-list functions, split*, the environment
+// and argument helpers, userHome, userMap, evalInEachContext,
+// countMatches). Names HTCondor does not register (abs, strlen, log, exp,
+// sqrt, isNumber, version_gt, inDays, ...) are ERROR when called.
 type Builtin struct {
 	Name    string
 	MinArgs int
@@ -49,7 +53,18 @@ func register(fns ...*Builtin) {
 	}
 }
 
-func lookupBuiltin(name string) *Builtin { return builtins[ast.Lower(name)] }
+// lookupBuiltin finds the function a call names. HTCondor looks names up
+// case-insensitively, but its versionLE, versionLT, versionGE, versionGT
+// and versionEQ then compare the name as written case-sensitively, so any
+// other spelling (versionle, VERSIONGT) reaches a function that can only
+// answer UNDEFINED or ERROR.
+func lookupBuiltin(name string) *Builtin {
+	key := ast.Lower(name)
+	if canon, ok := caseSensitiveNames[key]; ok && name != canon {
+		return misspelledVersion
+	}
+	return builtins[key]
+}
 
 // BuiltinNames returns the names of all builtin functions, sorted.
 func BuiltinNames() []string {
@@ -72,8 +87,13 @@ func impure(name string, minArgs, maxArgs int, f func(c *Call, args []Value) Val
 	return &Builtin{Name: name, MinArgs: minArgs, MaxArgs: maxArgs, Fn: f}
 }
 
-// strictScalar returns the value to give back when an argument is ERROR or
-// UNDEFINED (ERROR first), and whether there was one.
+// lazy builds a pure builtin that receives its arguments unevaluated.
+func lazy(name string, minArgs, maxArgs int, f func(st *State, sc *Scope, args []node) Value) *Builtin {
+	return &Builtin{Name: name, MinArgs: minArgs, MaxArgs: maxArgs, Pure: true, Lazy: f}
+}
+
+// strictArgs returns the value to give back when an argument is ERROR or
+// UNDEFINED (ERROR first, whatever its position), and whether there was one.
 func strictArgs(args ...Value) (Value, bool) {
 	for _, a := range args {
 		if a.kind == ErrorKind {
@@ -88,72 +108,31 @@ func strictArgs(args ...Value) (Value, bool) {
 	return Value{}, false
 }
 
-// toString converts a value to a string as string() does: strings as they
-// are, other scalars, lists and records as they print.
-func toString(v Value) (string, bool) {
-	switch v.kind {
-	case StringKind:
-		return v.s, true
-	case IntKind:
-		return strconv.FormatInt(v.i(), 10), true
-	case UndefinedKind, ErrorKind:
-		return "", false
+// anyUndefined reports whether any argument is UNDEFINED.
+func anyUndefined(args ...Value) bool {
+	for _, a := range args {
+		if a.kind == UndefinedKind {
+			return true
+		}
 	}
-	return string(v.Append(nil)), true
+	return false
 }
 
-// parseNumber reads a number from a string as HTCondor's conversions do:
-// an integer or real literal, optionally signed, with surrounding blanks,
-// and the special reals INF, -INF and NaN.
-func parseNumber(s string) (Value, bool) {
-	s = strings.TrimSpace(s)
-	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return Int(i), true
-	}
-	if !looksNumeric(s) {
-		return Value{}, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return Value{}, false
-	}
-	return Real(f), true
-}
-
-// looksNumeric rejects the forms ParseFloat accepts that C's strtod would
-// not give as a whole-string number here: hex floats and underscores.
-func looksNumeric(s string) bool {
-	if s == "" {
-		return false
-	}
-	t := strings.TrimLeft(s, "+-")
-	switch strings.ToLower(t) {
-	case "inf", "infinity", "nan":
-		return true
-	}
-	for i := 0; i < len(t); i++ {
-		c := t[i]
-		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+// allStrings reports whether every argument is a string.
+func allStrings(args ...Value) bool {
+	for _, a := range args {
+		if a.kind != StringKind {
 			return false
 		}
 	}
 	return true
 }
 
-// realToInt converts a real to an integer as the C++ library does on
-// x86-64: truncation, with NaN and out-of-range values giving the most
-// negative integer.
-func realToInt(f float64) int64 {
-	if math.IsNaN(f) || f >= 9.223372036854775807e18 || f < -9.223372036854775808e18 {
-		return math.MinInt64
-	}
-	return int64(f)
-}
-
 // Operator shorthands for builtins that compare or add values.
 const (
 	opLT  = ast.OpLT
-	opGE  = ast.OpGE
 	opGT  = ast.OpGT
 	opAdd = ast.OpAdd
+	opDiv = ast.OpDiv
+	opEq  = ast.OpEq
 )

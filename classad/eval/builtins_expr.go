@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register(
-		&Builtin{Name: "ifThenElse", MinArgs: 3, MaxArgs: 3, Pure: true, Lazy: ifThenElse},
+		lazy("ifThenElse", 3, 3, ifThenElse),
 		&Builtin{Name: "eval", MinArgs: 1, MaxArgs: 1, Lazy: builtinEval},
 		&Builtin{Name: "unparse", MinArgs: 1, MaxArgs: 1, Lazy: builtinUnparse},
 		&Builtin{Name: "unresolved", MinArgs: 1, MaxArgs: 2, Lazy: builtinUnresolved},
@@ -22,36 +22,27 @@ func init() {
 	)
 }
 
-// ifThenElse evaluates only the branch the condition selects.
+// ifThenElse evaluates only the branch the condition selects: a boolean or
+// a number (non-zero is true); UNDEFINED is UNDEFINED and anything else
+// ERROR.
 func ifThenElse(st *State, sc *Scope, args []node) Value {
 	return (&condNode{c: args[0], a: args[1], b: args[2]}).eval(st, sc)
 }
 
-// builtinEval parses its argument (converted to a string) as an expression
-// and evaluates it where the call is. References inside the string are
+// builtinEval parses its argument (converted by string(); UNDEFINED and
+// ERROR are ERROR) as an expression and evaluates it where the call is. A
+// string that does not parse is ERROR. References inside the string are
 // invisible to autoclustering, as in HTCondor.
 func builtinEval(st *State, sc *Scope, args []node) Value {
-	v := args[0].eval(st, sc)
-	switch v.kind {
-	case UndefinedKind, ErrorKind:
-		return v
+	src, _, ok := toStringValue(args[0].eval(st, sc))
+	if !ok {
+		return Error()
 	}
-	src, _ := toString(v)
 	e, err := parser.ParseExpr(src)
 	if err != nil {
 		return Error()
 	}
-	st.steps++
-	if st.steps > MaxSteps {
-		return st.fail("evaluation took more than %d steps", MaxSteps)
-	}
-	c := compileAttr(e)
-	st.depth += int(c.depth)
-	defer func() { st.depth -= int(c.depth) }()
-	if st.depth > MaxDepth {
-		return st.fail("evaluation nested more than %d levels deep", MaxDepth)
-	}
-	return c.n.eval(st, sc)
+	return st.evalCompiled(sc, compileAttr(e))
 }
 
 // attrExpr finds the expression an attribute reference names without
@@ -59,30 +50,22 @@ func builtinEval(st *State, sc *Scope, args []node) Value {
 // reference. Unlike evaluation, an unscoped name is not looked for in the
 // target ad.
 func attrExpr(st *State, sc *Scope, n node) (e ast.Expr, from *Scope, ok bool) {
-	find := func(s *Scope, name string, h uint32) (ast.Expr, *Scope) {
-		for ; s != nil; s = s.parent {
-			if i := s.ad.find(name, h); i >= 0 {
-				return s.ad.attrs[i].expr, s
-			}
-		}
-		return nil, nil
-	}
 	switch r := n.(type) {
 	case *refNode:
-		e, s := find(sc, r.name, r.hash)
+		e, s := findExpr(sc, r.name, r.hash)
 		return e, s, true
 	case *absRefNode:
-		e, s := find(sc.top(), r.name, r.hash)
+		e, s := findExpr(sc.top(), r.name, r.hash)
 		return e, s, true
 	case *scopedRefNode:
 		if s := st.resolveScope(sc, r.kind); s != nil {
-			e, s := find(s, r.name, r.hash)
+			e, s := findExpr(s, r.name, r.hash)
 			return e, s, true
 		}
 		return nil, nil, true
 	case *selectNode:
 		if v := r.x.eval(st, sc); v.kind == RecordKind {
-			e, s := find(v.o.(*Scope), r.name, r.hash)
+			e, s := findExpr(v.o.(*Scope), r.name, r.hash)
 			return e, s, true
 		}
 		return nil, nil, true
@@ -90,22 +73,48 @@ func attrExpr(st *State, sc *Scope, n node) (e ast.Expr, from *Scope, ok bool) {
 	return nil, nil, false
 }
 
+// findExpr looks an attribute's expression up in s and the records it is
+// nested in.
+func findExpr(s *Scope, name string, h uint32) (ast.Expr, *Scope) {
+	for ; s != nil; s = s.parent {
+		if i := s.ad.find(name, h); i >= 0 {
+			return s.ad.attrs[i].expr, s
+		}
+	}
+	return nil, nil
+}
+
 // builtinUnparse returns the text of an attribute's expression, in
 // HTCondor's PrettyPrint layout, or "" when there is no such attribute.
+// As in HTCondor, the reference is looked up by its text in the record the
+// call is evaluated in (not its enclosing records, not the target), so only
+// a plain name can be found: MY.A, TARGET.A, .A and R.A give "". An
+// argument that is not an attribute reference is ERROR.
 func builtinUnparse(st *State, sc *Scope, args []node) Value {
-	e, _, ok := attrExpr(st, sc, args[0])
-	switch {
-	case !ok:
-		return Error()
-	case e == nil:
+	var name string
+	var h uint32
+	switch r := args[0].(type) {
+	case *refNode:
+		name, h = r.name, r.hash
+	case *scopeNode:
+		name, h = r.name, r.hash
+	case *absRefNode, *scopedRefNode, *selectNode:
 		return String("")
+	default:
+		return Error()
 	}
-	return String(string(ast.AppendPretty(nil, e)))
+	if i := sc.ad.find(name, h); i >= 0 {
+		return String(string(ast.AppendPretty(nil, sc.ad.attrs[i].expr)))
+	}
+	return String("")
 }
 
 // builtinUnresolved lists the attributes an attribute's expression refers
 // to that its ad does not define (sorted, comma-separated), or, with a
-// pattern, reports whether any of them matches it.
+// pattern (matched ignoring case, and only by a non-empty match), reports
+// whether any of them matches it. A reference to a missing attribute is
+// UNDEFINED; a pattern that is not a string makes the evaluation fail, as
+// in HTCondor.
 func builtinUnresolved(st *State, sc *Scope, args []node) Value {
 	e, from, ok := attrExpr(st, sc, args[0])
 	switch {
@@ -120,14 +129,14 @@ func builtinUnresolved(st *State, sc *Scope, args []node) Value {
 	}
 	pat := args[1].eval(st, sc)
 	if pat.kind != StringKind {
-		return Error()
+		return st.fail("unresolved: the pattern is not a string")
 	}
-	re, err := regexp.Compile(pat.s)
+	re, err := regexp.Compile("(?i)" + pat.s)
 	if err != nil {
 		return Error()
 	}
 	for _, n := range names {
-		if re.MatchString(n) {
+		if matchesNonEmpty(re, n) {
 			return Bool(true)
 		}
 	}
@@ -187,4 +196,15 @@ func builtinDebug(st *State, sc *Scope, args []node) Value {
 	v := args[0].eval(st, sc)
 	slog.Debug("classad debug()", "value", v.String())
 	return v
+}
+
+// matchesNonEmpty reports whether re matches a non-empty part of s (PCRE's
+// NOTEMPTY option).
+func matchesNonEmpty(re *regexp.Regexp, s string) bool {
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if m[1] > m[0] {
+			return true
+		}
+	}
+	return false
 }

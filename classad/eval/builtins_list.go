@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"strings"
-
 	"github.com/kite-sched/kite/classad/ast"
 )
 
@@ -15,8 +13,8 @@ func init() {
 		fn("identicalMember", 2, 2, func(c *Call, a []Value) Value { return member(c.st, a, true) }),
 		fn("anyCompare", 3, 3, func(c *Call, a []Value) Value { return listCompare(c.st, a, true) }),
 		fn("allCompare", 3, 3, func(c *Call, a []Value) Value { return listCompare(c.st, a, false) }),
-		&Builtin{Name: "evalInEachContext", MinArgs: 2, MaxArgs: 2, Lazy: evalInEachContext},
-		&Builtin{Name: "countMatches", MinArgs: 2, MaxArgs: 2, Lazy: countMatches},
+		lazy("evalInEachContext", 2, 2, func(st *State, sc *Scope, a []node) Value { return eachContext(st, sc, a, false) }),
+		lazy("countMatches", 2, 2, func(st *State, sc *Scope, a []node) Value { return eachContext(st, sc, a, true) }),
 	)
 }
 
@@ -34,117 +32,156 @@ func (l *List) values(st *State) []Value {
 func isScalar(v Value) bool { return v.kind != ListKind && v.kind != RecordKind }
 
 // member reports whether x equals (==, or =?= when identical) an element of
-// the list: true as soon as one does.
-func member(st *State, a []Value, identical bool) Value {
+// the list: true as soon as one comparison is true, else false. An
+// UNDEFINED list is UNDEFINED, as is an UNDEFINED x for member; a list
+// that is not a list, or an x that is a list or record, is ERROR, as is an
+// ERROR x for member (identicalMember looks for ERROR in the list).
+func member(st *State, a []Value, ident bool) Value {
 	x, lv := a[0], a[1]
 	switch {
-	case x.kind == UndefinedKind && !identical:
-		return Undefined()
-	case x.kind == ErrorKind || lv.kind == ErrorKind:
-		return Error()
-	case lv.kind == UndefinedKind:
+	case lv.kind == UndefinedKind || (!ident && x.kind == UndefinedKind):
 		return Undefined()
 	case lv.kind != ListKind || !isScalar(x):
+		return Error()
+	case !ident && x.kind == ErrorKind:
 		return Error()
 	}
 	l := lv.o.(*List)
 	for i := 0; i < l.Len(); i++ {
 		e := l.elem(st, i)
-		if identical {
-			if Identical(x, e) {
-				return Bool(true)
-			}
-			continue
+		var r Value
+		if ident {
+			r = identical(e, x)
+		} else {
+			r = binary(opEq, e, x)
 		}
-		if r := binary(ast.OpEq, x, e); r.kind == BoolKind && r.n != 0 {
+		if r.kind == BoolKind && r.n != 0 {
 			return Bool(true)
 		}
 	}
 	return Bool(false)
 }
 
-var compareOps = map[string]ast.Op{
-	"<": ast.OpLT, "<=": ast.OpLE, "==": ast.OpEq, "!=": ast.OpNe, ">=": ast.OpGE, ">": ast.OpGT,
-	"is": ast.OpIs, "=?=": ast.OpIs, "isnt": ast.OpIsnt, "=!=": ast.OpIsnt,
+// listCompareOps are the operators anyCompare and allCompare accept,
+// spelled exactly so.
+var listCompareOps = map[string]func(a, b Value) Value{
+	"<":    func(a, b Value) Value { return binary(ast.OpLT, a, b) },
+	"<=":   func(a, b Value) Value { return binary(ast.OpLE, a, b) },
+	"==":   func(a, b Value) Value { return binary(ast.OpEq, a, b) },
+	"!=":   func(a, b Value) Value { return binary(ast.OpNe, a, b) },
+	">=":   func(a, b Value) Value { return binary(ast.OpGE, a, b) },
+	">":    func(a, b Value) Value { return binary(ast.OpGT, a, b) },
+	"is":   identical,
+	"isnt": notIdentical,
 }
 
 // listCompare is anyCompare (any) and allCompare: compare each element of
-// the list with x by the operator named in the first argument.
+// the list with x by the operator named in the first argument, stopping at
+// the first element that decides. A comparison that is UNDEFINED makes
+// either function false at once; one that is ERROR makes it ERROR. The
+// operator is checked before the list: UNDEFINED is UNDEFINED, anything but
+// one of < <= == != >= > is isnt is ERROR; then an UNDEFINED list is
+// UNDEFINED and a non-list ERROR.
 func listCompare(st *State, a []Value, any bool) Value {
 	opv, lv, x := a[0], a[1], a[2]
-	if v, bad := strictArgs(opv, lv); bad {
-		return v
+	if opv.kind == UndefinedKind {
+		return Undefined()
 	}
-	if opv.kind != StringKind || lv.kind != ListKind || !isScalar(x) {
+	cmp, ok := listCompareOps[opv.s]
+	switch {
+	case opv.kind != StringKind || !ok:
 		return Error()
-	}
-	op, ok := compareOps[strings.ToLower(opv.s)]
-	if !ok {
+	case lv.kind == UndefinedKind:
+		return Undefined()
+	case lv.kind != ListKind:
 		return Error()
 	}
 	l := lv.o.(*List)
 	for i := 0; i < l.Len(); i++ {
-		e := l.elem(st, i)
-		var r bool
-		switch op {
-		case ast.OpIs:
-			r = Identical(e, x)
-		case ast.OpIsnt:
-			r = !Identical(e, x)
-		default:
-			r = binary(op, e, x).IsTrue()
-		}
-		if r == any {
+		switch r := cmp(l.elem(st, i), x); {
+		case r.kind == UndefinedKind:
+			return Bool(false)
+		case r.kind != BoolKind:
+			return Error()
+		case (r.n != 0) == any:
 			return Bool(any)
 		}
 	}
 	return Bool(!any)
 }
 
-// contexts evaluates the list argument of evalInEachContext and
-// countMatches.
-func contexts(st *State, sc *Scope, n node) (*List, Value) {
-	v := n.eval(st, sc)
-	if v.kind != ListKind {
-		return nil, v
-	}
-	return v.o.(*List), v
-}
-
-// evalInEachContext evaluates the expression in each record of the list.
-func evalInEachContext(st *State, sc *Scope, args []node) Value {
-	l, v := contexts(st, sc, args[1])
-	if l == nil {
+// eachContext is evalInEachContext (a list of the expression's value in
+// each record of the list) and countMatches (how many of those values are
+// true or a non-zero number). When the expression is a reference to an
+// attribute, the attribute's expression is what is evaluated in each
+// record. An element that is not a record gives UNDEFINED (or ERROR unless
+// it is UNDEFINED) and is never counted. An UNDEFINED list gives UNDEFINED
+// to evalInEachContext and 0 to countMatches; anything else not a list is
+// ERROR.
+func eachContext(st *State, sc *Scope, args []node, count bool) Value {
+	lv := args[1].eval(st, sc)
+	switch {
+	case lv.kind == UndefinedKind && count:
+		return Int(0)
+	case lv.kind == UndefinedKind:
+		return Undefined()
+	case lv.kind != ListKind:
 		return Error()
 	}
+	expr := contextExpr(st, sc, args[0])
+	l := lv.o.(*List)
 	out := make([]Value, l.Len())
-	for i := range out {
-		e := l.elem(st, i)
-		if e.kind != RecordKind {
-			return Error()
-		}
-		out[i] = args[0].eval(st, e.o.(*Scope))
-	}
-	_ = v
-	return ListOf(out...)
-}
-
-// countMatches counts the records of the list in which the expression is
-// true; elements that are not records are skipped.
-func countMatches(st *State, sc *Scope, args []node) Value {
-	l, v := contexts(st, sc, args[1])
-	if l == nil {
-		if v.kind == ErrorKind {
-			return Error()
-		}
-		return Int(0)
-	}
 	n := int64(0)
-	for i := 0; i < l.Len(); i++ {
-		e := l.elem(st, i)
-		if e.kind == RecordKind && args[0].eval(st, e.o.(*Scope)).IsTrue() {
+	for i := range out {
+		out[i] = inContext(st, expr, l.elem(st, i))
+		if out[i].IsTrue() {
 			n++
 		}
 	}
-	return Int(n)
+	if count {
+		return Int(n)
+	}
+	return ListOf(out...)
+}
+
+// contextExpr returns what evalInEachContext evaluates: the expression an
+// attribute reference names, or the argument itself.
+func contextExpr(st *State, sc *Scope, n node) compiled {
+	if e, _, ok := attrExpr(st, sc, n); ok && e != nil {
+		return compileAttr(e)
+	}
+	if r, ok := n.(*refNode); ok {
+		if alt := st.alternate(sc); alt != nil {
+			if e, _, _ := attrExpr(st, alt, r); e != nil {
+				return compileAttr(e)
+			}
+		}
+	}
+	return compiled{n: n}
+}
+
+// inContext evaluates c in the record rec.
+func inContext(st *State, c compiled, rec Value) Value {
+	switch rec.kind {
+	case RecordKind:
+		return st.evalCompiled(rec.o.(*Scope), c)
+	case UndefinedKind:
+		return Undefined()
+	}
+	return Error()
+}
+
+// evalCompiled evaluates an expression found at run time (by eval() or an
+// attribute lookup) in sc, counting it against the step and depth limits.
+func (st *State) evalCompiled(sc *Scope, c compiled) Value {
+	st.steps++
+	if st.steps > MaxSteps {
+		return st.fail("evaluation took more than %d steps", MaxSteps)
+	}
+	st.depth += int(c.depth)
+	defer func() { st.depth -= int(c.depth) }()
+	if st.depth > MaxDepth {
+		return st.fail("evaluation nested more than %d levels deep", MaxDepth)
+	}
+	return c.n.eval(st, sc)
 }

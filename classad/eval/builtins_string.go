@@ -2,23 +2,23 @@ package eval
 
 import (
 	"strings"
-	"unicode"
 )
 
-// String functions: strcat, join, split, substr, size, toUpper, toLower,
-// strcmp, stricmp, splitUserName, splitSlotName.
+// String functions: strcat, join, substr, size, toUpper, toLower, strcmp,
+// stricmp, split, splitUserName, splitSlotName. Non-string arguments are
+// converted as string() converts them unless a function says otherwise.
 
 func init() {
 	register(
 		fn("strcat", 0, -1, builtinStrcat),
-		fn("join", 1, -1, builtinJoin),
-		fn("split", 1, 2, builtinSplit),
+		fn("join", 0, -1, builtinJoin),
 		fn("substr", 2, 3, builtinSubstr),
 		fn("size", 1, 1, builtinSize),
-		fn("toUpper", 1, 1, func(_ *Call, a []Value) Value { return mapString(a[0], strings.ToUpper) }),
-		fn("toLower", 1, 1, func(_ *Call, a []Value) Value { return mapString(a[0], strings.ToLower) }),
+		fn("toUpper", 1, 1, func(_ *Call, a []Value) Value { return mapString(a[0], upperByte) }),
+		fn("toLower", 1, 1, func(_ *Call, a []Value) Value { return mapString(a[0], lowerByte) }),
 		fn("strcmp", 2, 2, func(_ *Call, a []Value) Value { return strcmp(a, strings.Compare) }),
 		fn("stricmp", 2, 2, func(_ *Call, a []Value) Value { return strcmp(a, compareFold) }),
+		fn("split", 1, 2, builtinSplit),
 		fn("splitUserName", 1, 1, func(_ *Call, a []Value) Value { return splitAt(a[0], false) }),
 		fn("splitSlotName", 1, 1, func(_ *Call, a []Value) Value { return splitAt(a[0], true) }),
 	)
@@ -29,139 +29,93 @@ func init() {
 func builtinStrcat(_ *Call, a []Value) Value {
 	var b strings.Builder
 	for _, v := range a {
-		s, ok := toString(v)
+		s, bad, ok := toStringValue(v)
 		if !ok {
-			return v
+			return bad
 		}
 		b.WriteString(s)
 	}
 	return String(b.String())
 }
 
-// builtinJoin joins with a separator: join(sep, list), join(sep, a, b, ...)
-// or join(list). UNDEFINED items are skipped; if every item is UNDEFINED the
-// result is UNDEFINED.
+// builtinJoin is join(sep, item, ...), join(sep, list) or join(list). The
+// separator goes between items only once something has been written, so
+// leading empty items add no separator. UNDEFINED items (and an UNDEFINED
+// separator, which then counts as "") are skipped; if nothing but
+// UNDEFINED was found the result is UNDEFINED. An ERROR anywhere is ERROR.
 func builtinJoin(c *Call, a []Value) Value {
-	var sep string
 	items := a
-	if len(a) == 1 {
-		if a[0].kind != ListKind {
-			return joinBad(a[0])
+	if n := len(a); n == 1 || n == 2 {
+		if l, ok := a[n-1].ListValue(); ok {
+			items = append([]Value{String("")}, l.values(c.st)...)
+			if n == 2 {
+				items[0] = a[0]
+			}
 		}
-	} else {
-		s, ok := toString(a[0])
-		if !ok {
-			return Error()
-		}
-		sep, items = s, a[1:]
-	}
-	if len(items) == 1 && items[0].kind == ListKind {
-		items = items[0].o.(*List).values(c.st)
 	}
 	var b strings.Builder
-	n, undefs := 0, 0
-	for _, v := range items {
-		switch v.kind {
-		case UndefinedKind:
-			undefs++
-			continue
-		case ErrorKind:
+	var sep string
+	undef, def := false, false
+	for i, v := range items {
+		s, bad, ok := toStringValue(v)
+		switch {
+		case !ok && bad.kind == ErrorKind:
 			return Error()
+		case !ok:
+			undef = true
+		case i == 0:
+			sep = s
+		default:
+			if b.Len() > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(s)
+			def = true
 		}
-		if n > 0 {
-			b.WriteString(sep)
-		}
-		s, _ := toString(v)
-		b.WriteString(s)
-		n++
 	}
-	if n == 0 && undefs > 0 {
+	if undef && !def {
 		return Undefined()
 	}
 	return String(b.String())
-}
-
-func joinBad(v Value) Value {
-	if v.kind == UndefinedKind {
-		return Undefined()
-	}
-	return Error()
-}
-
-// builtinSplit splits a string at any of the delimiter characters (white
-// space and commas by default), dropping empty pieces.
-func builtinSplit(_ *Call, a []Value) Value {
-	if a[0].kind != StringKind {
-		return Error()
-	}
-	isDelim := func(r rune) bool { return unicode.IsSpace(r) || r == ',' }
-	if len(a) == 2 {
-		if a[1].kind != StringKind {
-			return Error()
-		}
-		delims := a[1].s
-		isDelim = func(r rune) bool { return strings.ContainsRune(delims, r) }
-	}
-	fields := strings.FieldsFunc(a[0].s, isDelim)
-	out := make([]Value, len(fields))
-	for i, f := range fields {
-		out[i] = String(f)
-	}
-	return ListOf(out...)
 }
 
 // builtinSubstr is substr(s, offset [, length]) with Perl-like negative
-// offsets and lengths, clipped to the string.
+// offsets and lengths, clipped to the string. Offset and length are C ints
+// (64-bit integers are truncated to 32 bits).
 //
-// Any UNDEFINED argument makes the result UNDEFINED, else any ERROR one
-// ERROR; offsets and lengths must be integers.
+// Any UNDEFINED argument makes the result UNDEFINED; otherwise s must be a
+// string and offset and length integers, else ERROR.
 func builtinSubstr(_ *Call, a []Value) Value {
-	for _, v := range a {
-		if v.kind == UndefinedKind {
-			return v
+	if anyUndefined(a...) {
+		return Undefined()
+	}
+	if a[0].kind != StringKind || a[1].kind != IntKind || (len(a) == 3 && a[2].kind != IntKind) {
+		return Error()
+	}
+	s := a[0].s
+	n := int64(len(s))
+	off := int64(int32(a[1].i()))
+	switch {
+	case off < 0:
+		off = max(n+off, 0)
+	case off > n:
+		off = n
+	}
+	length := int64(0)
+	if len(a) == 3 {
+		length = int64(int32(a[2].i()))
+		if length == 0 {
+			return String("")
 		}
 	}
-	s := a[0]
-	if s.kind != StringKind {
-		return Error()
+	if length <= 0 {
+		length = max(n-off+length, 0)
 	}
-	if a[1].kind != IntKind || (len(a) == 3 && a[2].kind != IntKind) {
-		return Error()
-	}
-	off := a[1].i()
-	n := int64(len(s.s))
-	if off < 0 {
-		off += n
-	}
-	length := n
-	if len(a) == 3 {
-		length = a[2].i()
-	}
-	if length < 0 {
-		length = n - off + length
-	}
-	start := max(off, 0)
-	end := min(off+length, n)
-	if start >= n || end <= start {
-		return String("")
-	}
-	return String(s.s[start:end])
+	return String(s[off : off+min(length, n-off)])
 }
 
-// intArg reads an integer argument: integers, and reals truncated.
-func intArg(v Value) (int64, bool) {
-	switch v.kind {
-	case IntKind:
-		return v.i(), true
-	case RealKind:
-		return realToInt(v.r()), true
-	case BoolKind:
-		return int64(v.n), true
-	}
-	return 0, false
-}
-
-// builtinSize is the length of a string, a list or a record.
+// builtinSize is the length of a string, a list or a record; UNDEFINED is
+// UNDEFINED and anything else ERROR.
 func builtinSize(_ *Call, a []Value) Value {
 	switch v := a[0]; v.kind {
 	case StringKind:
@@ -176,40 +130,89 @@ func builtinSize(_ *Call, a []Value) Value {
 	return Error()
 }
 
-// mapString converts its argument with string() and maps it.
-func mapString(v Value, f func(string) string) Value {
-	switch v.kind {
-	case UndefinedKind, ErrorKind:
-		return v
+// mapString converts its argument with string() and maps each byte, as
+// C's toupper and tolower do in the C locale (ASCII letters only).
+func mapString(v Value, f func(byte) byte) Value {
+	s, bad, ok := toStringValue(v)
+	if !ok {
+		return bad
 	}
-	s, _ := toString(v)
-	return String(f(s))
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = f(c)
+	}
+	return String(string(b))
 }
 
-// strcmp compares its arguments converted by string(); an UNDEFINED
-// argument makes the result UNDEFINED, else an ERROR one ERROR.
+func upperByte(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - 0x20
+	}
+	return c
+}
+
+// strcmp compares its arguments converted by string() and gives -1, 0 or
+// 1. An UNDEFINED argument makes the result UNDEFINED, else an ERROR one
+// ERROR.
 func strcmp(a []Value, cmp func(x, y string) int) Value {
-	for _, v := range a {
-		if v.kind == UndefinedKind {
-			return v
-		}
+	if anyUndefined(a...) {
+		return Undefined()
 	}
-	if v, bad := strictArgs(a...); bad {
-		return v
+	x, _, okx := toStringValue(a[0])
+	y, _, oky := toStringValue(a[1])
+	if !okx || !oky {
+		return Error()
 	}
-	x, _ := toString(a[0])
-	y, _ := toString(a[1])
 	return Int(int64(cmp(x, y)))
 }
 
-// splitAt splits "a@b" into {"a", "b"}. Without an @, splitUserName gives
-// {s, ""} and splitSlotName {"", s}.
+// builtinSplit is split(s [, separators]): s cut at each separator
+// character (comma, space and tab by default). Empty pieces are dropped,
+// except that a separator other than white space repeated with nothing
+// between gives an empty piece ("a,,b" is {"a", "", "b"}), as in HTCondor.
+// Both arguments must be strings (UNDEFINED too is ERROR).
+func builtinSplit(_ *Call, a []Value) Value {
+	seps := ", \t"
+	if len(a) == 2 {
+		seps = a[1].s
+	}
+	if !allStrings(a...) {
+		return Error()
+	}
+	return ListOf(splitPieces(a[0].s, seps)...)
+}
+
+func splitPieces(s, seps string) []Value {
+	out := []Value{}
+	last := 0
+	var prev byte
+	seen := false
+	for i := 0; i < len(s) && seps != ""; i++ {
+		c := s[i]
+		if strings.IndexByte(seps, c) < 0 {
+			continue
+		}
+		if i > last {
+			out = append(out, String(s[last:i]))
+		} else if seen && !cSpace(prev) && prev == c {
+			out = append(out, String(""))
+		}
+		if !cSpace(c) {
+			prev, seen = c, true
+		}
+		last = i + 1
+	}
+	if last < len(s) {
+		out = append(out, String(s[last:]))
+	}
+	return out
+}
+
+// splitAt splits "a@b" at the first @ into {"a", "b"}. Without an @,
+// splitUserName gives {s, ""} and splitSlotName {"", s}. The argument must
+// be a string (UNDEFINED too is ERROR).
 func splitAt(v Value, slot bool) Value {
-	switch v.kind {
-	case UndefinedKind, ErrorKind:
-		return v
-	case StringKind:
-	default:
+	if v.kind != StringKind {
 		return Error()
 	}
 	before, after, found := strings.Cut(v.s, "@")

@@ -1,89 +1,90 @@
 package eval
 
 import (
+	"math"
 	"strings"
 )
 
 // String-list functions (HTCondor's extras): a string list is one string of
-// items separated by any of the delimiter characters (", " by default);
-// empty items are skipped and items are trimmed of white space.
+// items separated by any of the delimiter characters; items are trimmed of
+// white space and empty items are skipped.
 
 func init() {
 	register(
 		fn("stringListSize", 1, 2, strListSize),
-		fn("stringListSum", 1, 2, func(_ *Call, a []Value) Value { return strListAggregate(a, aggSum) }),
-		fn("stringListAvg", 1, 2, func(_ *Call, a []Value) Value { return strListAggregate(a, aggAvg) }),
-		fn("stringListMin", 1, 2, func(_ *Call, a []Value) Value { return strListAggregate(a, aggMin) }),
-		fn("stringListMax", 1, 2, func(_ *Call, a []Value) Value { return strListAggregate(a, aggMax) }),
-		fn("stringListMember", 2, 3, func(_ *Call, a []Value) Value { return strListMember(a, false) }),
-		fn("stringListIMember", 2, 3, func(_ *Call, a []Value) Value { return strListMember(a, true) }),
+		fn("stringListSum", 1, 2, func(_ *Call, a []Value) Value { return strListSummary(a, aggSum) }),
+		fn("stringListAvg", 1, 2, func(_ *Call, a []Value) Value { return strListSummary(a, aggAvg) }),
+		fn("stringListMin", 1, 2, func(_ *Call, a []Value) Value { return strListSummary(a, aggMin) }),
+		fn("stringListMax", 1, 2, func(_ *Call, a []Value) Value { return strListSummary(a, aggMax) }),
+		fn("stringListMember", 2, 3, func(_ *Call, a []Value) Value { return strListMember(a, false, false) }),
+		fn("stringListIMember", 2, 3, func(_ *Call, a []Value) Value { return strListMember(a, true, false) }),
+		fn("stringListSubsetMatch", 2, 3, func(_ *Call, a []Value) Value { return strListMember(a, false, true) }),
+		fn("stringListISubsetMatch", 2, 3, func(_ *Call, a []Value) Value { return strListMember(a, true, true) }),
 		fn("stringListsIntersect", 2, 3, strListsIntersect),
-		fn("stringListSubsetMatch", 2, 3, func(_ *Call, a []Value) Value { return strListSubset(a, false) }),
-		fn("stringListISubsetMatch", 2, 3, func(_ *Call, a []Value) Value { return strListSubset(a, true) }),
 	)
 }
 
-const defaultDelims = ", "
+// Default delimiters: the counting and arithmetic functions split at commas
+// and spaces, the membership functions also at tabs and line breaks.
+const (
+	defaultDelims = ", "
+	memberDelims  = ", \t\r\n"
+)
 
-// splitList splits s into its items.
+// splitList splits s into its items: cut at any delimiter character, each
+// piece trimmed of white space, empty pieces dropped.
 func splitList(s, delims string) []string {
-	items := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(delims, r) })
-	out := items[:0]
-	for _, it := range items {
-		if it = strings.TrimSpace(it); it != "" {
+	var out []string
+	for len(s) > 0 {
+		i := indexAnyByte(s, delims)
+		if it := trimCSpace(s[:i]); it != "" {
 			out = append(out, it)
 		}
+		s = s[min(i+1, len(s)):]
 	}
 	return out
 }
 
-// delims returns the delimiter argument at index i, or the default.
-func delims(a []Value, i int) (string, bool) {
-	if len(a) <= i {
-		return defaultDelims, true
+// listArgs reads the list and optional delimiter arguments of the
+// counting functions: both must be strings (UNDEFINED too is ERROR).
+func listArgs(a []Value) ([]string, bool) {
+	d := defaultDelims
+	if len(a) == 2 {
+		d = a[1].s
 	}
-	d := a[i]
-	return d.s, d.kind == StringKind
-}
-
-// listArg returns the items of the string list argument a[i] with the
-// delimiters at a[j].
-//
-// Every argument must be a string: UNDEFINED is ERROR too.
-func listArg(a []Value, i, j int) ([]string, Value, bool) {
-	d, ok := delims(a, j)
-	if a[i].kind != StringKind || !ok {
-		return nil, Error(), false
+	if !allStrings(a...) {
+		return nil, false
 	}
-	return splitList(a[i].s, d), Value{}, true
+	return splitList(a[0].s, d), true
 }
 
 func strListSize(_ *Call, a []Value) Value {
-	items, v, ok := listArg(a, 0, 1)
+	items, ok := listArgs(a)
 	if !ok {
-		return v
+		return Error()
 	}
 	return Int(int64(len(items)))
 }
 
-// strListAggregate sums, averages or finds the extreme of the numbers in a
-// string list. Any item that is not a number makes the result ERROR.
-func strListAggregate(a []Value, kind aggKind) Value {
-	items, v, ok := listArg(a, 0, 1)
+// strListSummary sums, averages or finds the extreme of the numbers in a
+// string list, as HTCondor does it: each item is read with sscanf("%lf")
+// (a numeric prefix, else ERROR), the result is an integer unless some item
+// holds a character other than digits and signs, min starts from FLT_MAX
+// and max from FLT_MIN (so the max of negative items is 0). An empty list
+// sums and averages to 0.0; its min and max are UNDEFINED.
+func strListSummary(a []Value, kind aggKind) Value {
+	items, ok := listArgs(a)
 	if !ok {
-		return v
+		return Error()
 	}
-	var acc Value
-	for i, it := range items {
-		n, ok := parseNumber(it)
-		if !ok {
+	acc, isReal := strListStart(kind), false
+	for _, it := range items {
+		x, n := strtod(it)
+		if n == 0 {
 			return Error()
 		}
-		if i == 0 {
-			acc = n
-		} else {
-			acc = combine(kind, acc, n)
-		}
+		isReal = isReal || strings.Trim(it, "+-0123456789") != ""
+		acc = strListFold(kind, acc, x)
 	}
 	switch {
 	case len(items) == 0 && (kind == aggMin || kind == aggMax):
@@ -91,52 +92,105 @@ func strListAggregate(a []Value, kind aggKind) Value {
 	case len(items) == 0:
 		return Real(0)
 	case kind == aggAvg:
-		s, _ := acc.NumberValue()
-		return Real(s / float64(len(items)))
+		acc /= float64(len(items))
 	}
-	return acc
+	if isReal {
+		return Real(acc)
+	}
+	return Int(realToInt(acc))
 }
 
-// strListMember reports whether x is an item of the list (compared with
-// strcmp, or stricmp when fold). An UNDEFINED item is in no list and an
-// UNDEFINED list holds nothing; both UNDEFINED is UNDEFINED.
-func strListMember(a []Value, fold bool) Value {
-	x, l := a[0], a[1]
-	switch {
-	case x.kind == UndefinedKind && l.kind == UndefinedKind:
-		return Undefined()
-	case x.kind == ErrorKind || l.kind == ErrorKind:
-		return Error()
-	case x.kind != StringKind && x.kind != UndefinedKind:
-		return Error()
-	case x.kind == UndefinedKind || l.kind == UndefinedKind:
-		return Bool(false)
+func strListStart(kind aggKind) float64 {
+	switch kind {
+	case aggMin:
+		return math.MaxFloat32
+	case aggMax:
+		return 0x1p-126 // FLT_MIN
 	}
-	items, v, ok := listArg(a[1:], 0, 1)
-	if !ok {
-		return v
+	return 0
+}
+
+func strListFold(kind aggKind, acc, x float64) float64 {
+	switch kind {
+	case aggMin:
+		if x < acc {
+			return x
+		}
+		return acc
+	case aggMax:
+		if x > acc {
+			return x
+		}
+		return acc
 	}
-	for _, it := range items {
-		if it == x.s || (fold && compareFold(it, x.s) == 0) {
-			return Bool(true)
+	return x + acc
+}
+
+// strListMember implements stringListMember, stringListIMember (fold: case
+// ignored), stringListSubsetMatch and stringListISubsetMatch (subset: is
+// every item of the first list in the second). Each argument must be a
+// string or UNDEFINED; an UNDEFINED delimiter argument means the default,
+// an UNDEFINED string counts as empty, and both strings UNDEFINED is
+// UNDEFINED. An empty first argument is a subset of anything, but one
+// holding only delimiters is a subset of nothing.
+func strListMember(a []Value, fold, subset bool) Value {
+	for _, v := range a {
+		if v.kind != StringKind && v.kind != UndefinedKind {
+			return Error()
 		}
 	}
-	return Bool(false)
+	if a[0].kind == UndefinedKind && a[1].kind == UndefinedKind {
+		return Undefined()
+	}
+	d := memberDelims
+	if len(a) == 3 && a[2].kind == StringKind {
+		d = a[2].s
+	}
+	list := splitList(a[1].s, d)
+	if !subset {
+		return Bool(inList(list, a[0].s, fold))
+	}
+	if a[0].s == "" {
+		return Bool(true)
+	}
+	items := splitList(a[0].s, d)
+	for _, it := range items {
+		if !inList(list, it, fold) {
+			return Bool(false)
+		}
+	}
+	return Bool(len(items) > 0)
 }
 
+func inList(list []string, x string, fold bool) bool {
+	for _, it := range list {
+		if it == x || (fold && compareFold(it, x) == 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// strListsIntersect reports whether two string lists share an item.
+// Items are cut at the delimiters (space and comma by default, also when
+// the delimiter argument is "") without trimming. ERROR in any argument is
+// ERROR, then UNDEFINED is UNDEFINED; non-strings are ERROR.
 func strListsIntersect(_ *Call, a []Value) Value {
 	if v, bad := strictArgs(a...); bad {
 		return v
 	}
-	d, ok := delims(a, 2)
-	if a[0].kind != StringKind || a[1].kind != StringKind || !ok {
+	if !allStrings(a...) {
 		return Error()
 	}
+	d := " ,"
+	if len(a) == 3 && a[2].s != "" {
+		d = a[2].s
+	}
 	seen := map[string]bool{}
-	for _, it := range splitList(a[0].s, d) {
+	for _, it := range cutList(a[1].s, d) {
 		seen[it] = true
 	}
-	for _, it := range splitList(a[1].s, d) {
+	for _, it := range cutList(a[0].s, d) {
 		if seen[it] {
 			return Bool(true)
 		}
@@ -144,37 +198,27 @@ func strListsIntersect(_ *Call, a []Value) Value {
 	return Bool(false)
 }
 
-// strListSubset reports whether every item of the first list is in the
-// second. An UNDEFINED first list is empty; an UNDEFINED second list holds
-// nothing; both UNDEFINED is UNDEFINED.
-func strListSubset(a []Value, fold bool) Value {
-	l1, l2 := a[0], a[1]
-	switch {
-	case l1.kind == UndefinedKind && l2.kind == UndefinedKind:
-		return Undefined()
-	case !stringOrUndefined(l1) || !stringOrUndefined(l2):
-		return Error()
-	}
-	d, ok := delims(a, 2)
-	if !ok {
-		return Error()
-	}
-	norm := func(s string) string {
-		if fold {
-			return strings.ToLower(s)
+// cutList cuts s at the delimiter characters, dropping empty pieces
+// (strcspn style, no trimming).
+func cutList(s, delims string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := indexAnyByte(s, delims)
+		if i > 0 {
+			out = append(out, s[:i])
 		}
-		return s
+		s = s[min(i+1, len(s)):]
 	}
-	have := map[string]bool{}
-	for _, it := range splitList(l2.s, d) {
-		have[norm(it)] = true
-	}
-	for _, it := range splitList(l1.s, d) {
-		if !have[norm(it)] {
-			return Bool(false)
-		}
-	}
-	return Bool(true)
+	return out
 }
 
-func stringOrUndefined(v Value) bool { return v.kind == StringKind || v.kind == UndefinedKind }
+// indexAnyByte returns the index of the first byte of s that is one of
+// the bytes of set (as C's strcspn counts), or len(s).
+func indexAnyByte(s, set string) int {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) >= 0 {
+			return i
+		}
+	}
+	return len(s)
+}

@@ -1,25 +1,20 @@
 package eval
 
-import (
-	"math"
-	"strings"
-)
-
 // Type predicates and conversions: isUndefined ... isReltime, int, real,
 // string, bool.
 
 func init() {
 	register(
-		predicate("isUndefined", func(v Value) bool { return v.kind == UndefinedKind }),
-		predicate("isError", func(v Value) bool { return v.kind == ErrorKind }),
-		predicate("isString", func(v Value) bool { return v.kind == StringKind }),
-		predicate("isInteger", func(v Value) bool { return v.kind == IntKind }),
-		predicate("isReal", func(v Value) bool { return v.kind == RealKind }),
-		predicate("isList", func(v Value) bool { return v.kind == ListKind }),
-		predicate("isClassAd", func(v Value) bool { return v.kind == RecordKind }),
-		predicate("isBoolean", func(v Value) bool { return v.kind == BoolKind }),
-		predicate("isAbstime", func(v Value) bool { return v.kind == AbsTimeKind }),
-		predicate("isReltime", func(v Value) bool { return v.kind == RelTimeKind }),
+		predicate("isUndefined", UndefinedKind),
+		predicate("isError", ErrorKind),
+		predicate("isString", StringKind),
+		predicate("isInteger", IntKind),
+		predicate("isReal", RealKind),
+		predicate("isList", ListKind),
+		predicate("isClassAd", RecordKind),
+		predicate("isBoolean", BoolKind),
+		predicate("isAbstime", AbsTimeKind),
+		predicate("isReltime", RelTimeKind),
 		fn("int", 1, 1, func(_ *Call, a []Value) Value { return toInt(a[0]) }),
 		fn("real", 1, 1, func(_ *Call, a []Value) Value { return toReal(a[0]) }),
 		fn("string", 1, 1, builtinString),
@@ -27,82 +22,65 @@ func init() {
 	)
 }
 
-func predicate(name string, p func(Value) bool) *Builtin {
-	return fn(name, 1, 1, func(_ *Call, a []Value) Value { return Bool(p(a[0])) })
+// predicate builds a type test: true or false, never UNDEFINED or ERROR.
+func predicate(name string, k Kind) *Builtin {
+	return fn(name, 1, 1, func(_ *Call, a []Value) Value { return Bool(a[0].kind == k) })
 }
 
-// toInt is int(): reals truncate, booleans are 1 or 0, strings are read as
-// numbers; UNDEFINED stays UNDEFINED (as in HTCondor's code, where the
-// manual says ERROR).
+// toInt is int(): reals truncate (NaN and out-of-range reals give the most
+// negative integer, as on x86-64), booleans are 1 or 0, strings are read as
+// strtod reads them and truncated ("3.7" is 3, "42abc" is 42, "abc" is
+// ERROR), relative times lose their fraction. UNDEFINED stays UNDEFINED
+// (as in HTCondor's code, where the manual says ERROR); lists and records
+// are ERROR.
 func toInt(v Value) Value {
-	switch v.kind {
-	case IntKind, UndefinedKind, ErrorKind:
-		return v
-	case BoolKind:
-		return Int(int64(v.n))
-	case RealKind:
-		return Int(realToInt(v.r()))
-	case AbsTimeKind:
-		return Int(v.i())
-	case RelTimeKind:
-		return Int(realToInt(v.r()))
-	case StringKind:
-		n, ok := parseNumber(v.s)
-		if !ok {
-			return Error()
-		}
-		return toInt(n)
+	i, bad, ok := toIntValue(v)
+	if !ok {
+		return bad
 	}
-	return Error()
+	return Int(i)
 }
 
-// toReal is real().
+// toReal is real(), with the conversions of int().
 func toReal(v Value) Value {
-	switch v.kind {
-	case RealKind, UndefinedKind, ErrorKind:
-		return v
-	case BoolKind, IntKind:
-		return Real(float64(int64(v.n)))
-	case AbsTimeKind:
-		return Real(float64(v.i()))
-	case RelTimeKind:
-		return Real(v.r())
-	case StringKind:
-		n, ok := parseNumber(v.s)
-		if !ok {
-			return Error()
-		}
-		return toReal(n)
+	r, bad, ok := toRealValue(v)
+	if !ok {
+		return bad
 	}
-	return Error()
+	return Real(r)
 }
 
+// builtinString is string(): UNDEFINED and ERROR stay as they are.
 func builtinString(_ *Call, a []Value) Value {
-	switch a[0].kind {
-	case UndefinedKind, ErrorKind:
-		return a[0]
+	s, bad, ok := toStringValue(a[0])
+	if !ok {
+		return bad
 	}
-	s, _ := toString(a[0])
 	return String(s)
 }
 
-// toBool is bool(): numbers are true when non-zero, the strings "true" and
-// "false" (in any case) are themselves.
+// toBool is bool(): numbers are true when non-zero (NaN is true, as in C),
+// relative times when their whole seconds are non-zero, the strings "true"
+// and "false" (in any case) are themselves and any other string is
+// UNDEFINED. Absolute times, lists and records are ERROR.
 func toBool(v Value) Value {
 	switch v.kind {
-	case BoolKind, UndefinedKind, ErrorKind:
+	case BoolKind, UndefinedKind:
 		return v
 	case IntKind:
 		return Bool(v.n != 0)
 	case RealKind:
-		return Bool(v.r() != 0 && !math.IsNaN(v.r()))
+		return Bool(v.r() != 0)
+	case RelTimeKind:
+		return Bool(realToInt32(v.r()) != 0)
 	case StringKind:
-		switch strings.ToLower(v.s) {
-		case "true":
+		switch {
+		case compareFold(v.s, "true") == 0:
 			return Bool(true)
-		case "false":
+		case compareFold(v.s, "false") == 0:
 			return Bool(false)
 		}
+		return Undefined()
 	}
 	return Error()
 }

@@ -1,147 +1,138 @@
 package eval
 
+import "strings"
+
 // Version comparison: versioncmp, versionGT/LT/GE/LE/EQ, version_in_range.
-// versioncmp orders strings as glibc's strverscmp does (HTCondor calls it):
-// lexicographically, except that runs of digits compare by value, and a run
-// with leading zeros sorts as a fraction (before shorter runs). Like
-// strverscmp it returns the difference of the first differing bytes when
-// that decides the order.
+// Arguments are converted by string(); an UNDEFINED one (for
+// version_in_range, an UNDEFINED bound) makes the result UNDEFINED, one
+// that does not convert ERROR.
 
 func init() {
-	cmp := func(name string, ok func(int) bool) *Builtin {
-		return fn(name, 2, 2, func(_ *Call, a []Value) Value {
-			r := versionArgs(a)
-			if r.kind != IntKind {
-				return r
-			}
-			return Bool(ok(int(r.i())))
-		})
-	}
 	register(
-		fn("versioncmp", 2, 2, func(_ *Call, a []Value) Value { return versionArgs(a) }),
-		cmp("versionGT", func(c int) bool { return c > 0 }),
-		cmp("versionLT", func(c int) bool { return c < 0 }),
-		cmp("versionGE", func(c int) bool { return c >= 0 }),
-		cmp("versionLE", func(c int) bool { return c <= 0 }),
-		cmp("versionEQ", func(c int) bool { return c == 0 }),
-		fn("version_in_range", 3, 3, func(_ *Call, a []Value) Value {
-			if v, bad := strictArgs(a...); bad {
-				return v
-			}
-			for _, v := range a {
-				if v.kind != StringKind {
-					return Error()
-				}
-			}
-			return Bool(VersionCompare(a[1].s, a[0].s) <= 0 && VersionCompare(a[0].s, a[2].s) <= 0)
-		}),
+		versionFn("versioncmp", nil),
+		versionFn("versionGT", func(c int) bool { return c > 0 }),
+		versionFn("versionLT", func(c int) bool { return c < 0 }),
+		versionFn("versionGE", func(c int) bool { return c >= 0 }),
+		versionFn("versionLE", func(c int) bool { return c <= 0 }),
+		versionFn("versionEQ", func(c int) bool { return c == 0 }),
+		fn("version_in_range", 3, 3, builtinVersionInRange),
 	)
 }
 
-func versionArgs(a []Value) Value {
-	if v, bad := strictArgs(a...); bad {
-		return v
-	}
-	if a[0].kind != StringKind || a[1].kind != StringKind {
-		return Error()
-	}
-	return Int(int64(VersionCompare(a[0].s, a[1].s)))
+// caseSensitiveNames are the functions whose name HTCondor checks with
+// strcmp after finding them case-insensitively (see lookupBuiltin).
+var caseSensitiveNames = map[string]string{
+	"versiongt": "versionGT", "versionlt": "versionLT", "versionge": "versionGE",
+	"versionle": "versionLE", "versioneq": "versionEQ",
 }
 
-// digitClass classifies a byte: 0 for a non-digit, 1 for 1-9, 2 for '0'.
-func digitClass(c byte) int {
-	switch {
-	case c == '0':
-		return 2
-	case c >= '1' && c <= '9':
-		return 1
+// misspelledVersion is what a versionGT ... versionEQ call spelled in
+// another case reaches: UNDEFINED for an UNDEFINED argument, else ERROR.
+var misspelledVersion = fn("versionXX", 2, 2, func(_ *Call, a []Value) Value {
+	if anyUndefined(a...) {
+		return Undefined()
 	}
-	return 0
+	return Error()
+})
+
+// versionFn builds versioncmp (test nil: the comparison as an integer) and
+// the boolean comparisons.
+func versionFn(name string, test func(int) bool) *Builtin {
+	return fn(name, 2, 2, func(_ *Call, a []Value) Value {
+		if anyUndefined(a...) {
+			return Undefined()
+		}
+		x, _, okx := toStringValue(a[0])
+		y, _, oky := toStringValue(a[1])
+		if !okx || !oky {
+			return Error()
+		}
+		r := VersionCompare(x, y)
+		if test == nil {
+			return Int(int64(r))
+		}
+		return Bool(test(r))
+	})
 }
 
-// run is where the common prefix of two strings ends, as far as version
-// order cares.
-type run uint8
-
-const (
-	outside  run = iota // not in a run of digits
-	integral            // in a run of digits that began with 1-9
-	zeros               // in a run of zeros
-	fraction            // in a run that began with 0 and has other digits since
-)
-
-// after returns the run state after one more common byte of class k.
-func (r run) after(k int) run {
-	switch {
-	case k == 0:
-		return outside
-	case r == outside && k == 1:
-		return integral
-	case r == outside:
-		return zeros
-	case r == zeros && k == 1:
-		return fraction
+// builtinVersionInRange is version_in_range(v, min, max): min <= v <= max
+// in version order.
+func builtinVersionInRange(_ *Call, a []Value) Value {
+	if anyUndefined(a[1], a[2]) {
+		return Undefined()
 	}
-	return r
+	var s [3]string
+	for i, v := range a {
+		var ok bool
+		if s[i], _, ok = toStringValue(v); !ok {
+			return Error()
+		}
+	}
+	return Bool(VersionCompare(s[1], s[0]) <= 0 && VersionCompare(s[0], s[2]) <= 0)
 }
 
-// VersionCompare compares two version strings (see versioncmp).
+// VersionCompare compares two version strings as HTCondor's natural_cmp
+// does: like strcmp, except where the first difference touches a run of
+// digits in both strings. Then a run with more leading zeros sorts first
+// (by how many more), runs with the same positive number of leading zeros
+// compare by the differing bytes, and runs without leading zeros compare
+// by length (the difference of the lengths), then by the differing bytes.
+// Otherwise the result is the difference of the first differing bytes, as
+// C chars (signed). Strings end at a NUL byte, as in C.
 func VersionCompare(a, b string) int {
+	a, b = cutNUL(a), cutNUL(b)
 	at := func(s string, i int) byte {
 		if i < len(s) {
 			return s[i]
 		}
 		return 0
 	}
-	state := outside
 	i := 0
-	for ; at(a, i) == at(b, i); i++ {
-		if at(a, i) == 0 {
-			return 0
-		}
-		state = state.after(digitClass(at(a, i)))
+	for i < len(a) && a[i] == at(b, i) {
+		i++
 	}
 	c1, c2 := at(a, i), at(b, i)
-	diff := int(c1) - int(c2)
-	k1, k2 := digitClass(c1), digitClass(c2)
-	switch state {
-	case outside:
-		if k1 == 1 && k2 == 1 {
-			return longerRun(a, b, i, diff)
-		}
-	case integral:
-		switch {
-		case k1 == 0 && k2 == 0:
-		case k1 == 0:
-			return -1
-		case k2 == 0:
-			return 1
-		default:
-			return longerRun(a, b, i, diff)
-		}
-	case zeros:
-		switch {
-		case k1 == 0 && k2 != 0:
-			return 1
-		case k1 != 0 && k2 == 0:
-			return -1
-		}
+	if c1 == c2 {
+		return 0
+	}
+	diff := int(int8(c1)) - int(int8(c2))
+	nb := i
+	for nb > 0 && isDigit(a[nb-1]) {
+		nb--
+	}
+	if nb == i && (!isDigit(c1) || !isDigit(c2)) {
+		return diff
+	}
+	z1, z2 := zerosEnd(a, nb), zerosEnd(b, nb)
+	switch {
+	case z1 != z2:
+		return z2 - z1
+	case z1 > nb:
+		return diff
+	}
+	e1, e2 := z1+digitRun(a[min(z1, len(a)):], isDigit), z2+digitRun(b[min(z2, len(b)):], isDigit)
+	if e1 != e2 {
+		return e1 - e2
 	}
 	return diff
 }
 
-// longerRun orders by which digit run starting at i is longer, else by diff.
-func longerRun(a, b string, i, diff int) int {
-	isDigit := func(s string, j int) bool { return j < len(s) && s[j] >= '0' && s[j] <= '9' }
-	for j := i + 1; ; j++ {
-		da, db := isDigit(a, j), isDigit(b, j)
-		switch {
-		case da && !db:
-			return 1
-		case !da && db:
-			return -1
-		case !da:
-			return diff
-		}
+// zerosEnd returns where the leading zeros of the digit run at i end, not
+// counting a last zero that ends the run.
+func zerosEnd(s string, i int) int {
+	z := i
+	for z < len(s) && s[z] == '0' {
+		z++
 	}
+	if z > i && (z == len(s) || !isDigit(s[z])) {
+		z--
+	}
+	return z
+}
+
+func cutNUL(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -85,6 +85,10 @@ func arithmetic(op ast.Op, a, b Value) Value {
 	return Error()
 }
 
+// intArithmetic is 64-bit two's-complement arithmetic. Division and
+// modulus by zero are ERROR; the most negative integer divided by -1 is the
+// largest integer (HTCondor's guard against the machine trap) and its
+// modulus by -1 is 0.
 func intArithmetic(op ast.Op, x, y int64) Value {
 	switch op {
 	case ast.OpAdd:
@@ -94,8 +98,11 @@ func intArithmetic(op ast.Op, x, y int64) Value {
 	case ast.OpMul:
 		return Int(x * y)
 	case ast.OpDiv:
-		if y == 0 {
+		switch {
+		case y == 0:
 			return Error()
+		case x == math.MinInt64 && y == -1:
+			return Int(math.MaxInt64)
 		}
 		return Int(x / y)
 	case ast.OpMod:
@@ -130,57 +137,78 @@ func realArithmetic(op ast.Op, x, y float64) Value {
 	return Real(r)
 }
 
-// timeArithmetic: absolute ± relative is absolute, absolute − absolute is
-// relative, relative ± relative is relative, and a relative time scales by
-// a number.
+// timeArithmetic follows HTCondor's doTimeArithmetic: absolute ± relative
+// is absolute (the relative time cut to a C int first), absolute −
+// absolute is relative, relative ± relative is relative, and a relative
+// time multiplies or divides by an integer or a real (dividing by zero
+// gives an infinite or NaN time, not ERROR), or is multiplied by one.
+// Booleans are not numbers here, and nothing else is defined.
 func timeArithmetic(op ast.Op, a, b Value) Value {
+	switch op {
+	case ast.OpAdd, ast.OpSub:
+		return timeSum(op == ast.OpSub, a, b)
+	case ast.OpMul, ast.OpDiv:
+		return timeScale(op == ast.OpDiv, a, b)
+	}
+	return Error()
+}
+
+func timeSum(sub bool, a, b Value) Value {
 	switch {
-	case a.kind == AbsTimeKind && b.kind == RelTimeKind && (op == ast.OpAdd || op == ast.OpSub):
-		d := int64(b.r())
-		if op == ast.OpSub {
+	case a.kind == AbsTimeKind && b.kind == RelTimeKind:
+		d := int64(realToInt32(b.r()))
+		if sub {
 			d = -d
 		}
 		return AbsTime(a.i()+d, a.tz)
-	case a.kind == RelTimeKind && b.kind == AbsTimeKind && op == ast.OpAdd:
-		return AbsTime(b.i()+int64(a.r()), b.tz)
-	case a.kind == AbsTimeKind && b.kind == AbsTimeKind && op == ast.OpSub:
+	case a.kind == RelTimeKind && b.kind == AbsTimeKind && !sub:
+		return AbsTime(b.i()+int64(realToInt32(a.r())), b.tz)
+	case a.kind == AbsTimeKind && b.kind == AbsTimeKind && sub:
 		return RelTime(float64(a.i() - b.i()))
-	case a.kind == RelTimeKind && b.kind == RelTimeKind && (op == ast.OpAdd || op == ast.OpSub):
-		if op == ast.OpSub {
-			return RelTime(a.r() - b.r())
-		}
+	case a.kind == RelTimeKind && b.kind == RelTimeKind && sub:
+		return RelTime(a.r() - b.r())
+	case a.kind == RelTimeKind && b.kind == RelTimeKind:
 		return RelTime(a.r() + b.r())
-	case a.kind == RelTimeKind && (op == ast.OpMul || op == ast.OpDiv):
-		y, ok := number(b).NumberValue()
-		if !ok || (op == ast.OpDiv && y == 0) {
-			return Error()
-		}
-		if op == ast.OpDiv {
+	}
+	return Error()
+}
+
+func timeScale(div bool, a, b Value) Value {
+	if a.kind == RelTimeKind && (b.kind == IntKind || b.kind == RealKind) {
+		y, _ := b.NumberValue()
+		if div {
 			return RelTime(a.r() / y)
 		}
 		return RelTime(a.r() * y)
-	case b.kind == RelTimeKind && op == ast.OpMul:
-		x, ok := number(a).NumberValue()
-		if !ok {
-			return Error()
-		}
+	}
+	if b.kind == RelTimeKind && (a.kind == IntKind || a.kind == RealKind) && !div {
+		x, _ := a.NumberValue()
 		return RelTime(x * b.r())
 	}
 	return Error()
 }
 
+// shift implements << >> >>> on integers as HTCondor computes them on
+// x86-64: << and a shift of a non-negative number take the count modulo
+// 64; >> of a negative number shifts by the count capped at 64 (none for a
+// count below 1), filling with the sign; >>> of a negative number clears
+// the sign after one shift and shifts the rest by (count-1) modulo 64.
 func shift(op ast.Op, a, b Value) Value {
 	if a.kind != IntKind || b.kind != IntKind {
 		return Error()
 	}
-	x, n := a.i(), uint(b.i())&63 // the machine's shift, as in HTCondor on x86-64
-	switch op {
-	case ast.OpShl:
-		return Int(x << n)
-	case ast.OpShr:
-		return Int(x >> n)
+	x, n := a.i(), b.i()
+	switch {
+	case op == ast.OpShl:
+		return Int(x << (uint64(n) & 63))
+	case x >= 0:
+		return Int(x >> (uint64(n) & 63))
+	case op == ast.OpShr && n <= 0:
+		return Int(x)
+	case op == ast.OpShr:
+		return Int(x >> uint64(min(n, 63)))
 	}
-	return Int(int64(uint64(x) >> n))
+	return Int(int64(uint64(x)>>1) >> (uint64(n-1) & 63))
 }
 
 // bitwise implements & | ^ on integers only.
@@ -292,4 +320,46 @@ func lowerByte(c byte) byte {
 		return c | 0x20
 	}
 	return c
+}
+
+// identical implements =?= as HTCondor's doComparison does for its meta
+// operators: values of different types are not identical (a list written
+// as a literal and a list built by a function count as different types),
+// UNDEFINED is identical to UNDEFINED and ERROR to ERROR, strings compare
+// case-sensitively, absolute times by instant and zone, numbers without
+// promotion (so 1 =?= 1.0 is false and NaN is not identical to itself).
+// Two lists of the same kind, or two records, are ERROR.
+func identical(a, b Value) Value {
+	if a.kind != b.kind {
+		return Bool(false)
+	}
+	switch a.kind {
+	case ListKind:
+		if literalList(a) != literalList(b) {
+			return Bool(false)
+		}
+		return Error()
+	case RecordKind:
+		return Error()
+	case AbsTimeKind:
+		return Bool(a.n == b.n && a.tz == b.tz)
+	}
+	return Bool(Identical(a, b))
+}
+
+// notIdentical implements =!=, the negation of =?= (ERROR stays ERROR).
+func notIdentical(a, b Value) Value {
+	r := identical(a, b)
+	if r.kind == BoolKind {
+		r.n ^= 1
+	}
+	return r
+}
+
+// literalList reports whether a list value is a list literal evaluated
+// (HTCondor's LIST_VALUE) rather than one built by a function
+// (SLIST_VALUE).
+func literalList(v Value) bool {
+	l, _ := v.o.(*List)
+	return l != nil && l.src != nil
 }
