@@ -90,7 +90,7 @@ func ToExpr(v Value) ast.Expr {
 	case AbsTimeKind:
 		return &ast.Call{At: ast.NoPos, Name: "absTime", Args: []ast.Expr{ast.Str(string(AppendAbsTime(nil, v.i(), v.tz)))}}
 	case RelTimeKind:
-		return &ast.Call{At: ast.NoPos, Name: "relTime", Args: []ast.Expr{ast.Str(string(AppendRelTime(nil, v.r())))}}
+		return &ast.Call{At: ast.NoPos, Name: "relTime", Args: []ast.Expr{ast.Str(FormatRelTime(v.r()))}}
 	case ListKind:
 		l, _ := v.o.(*List)
 		return l.Expr()

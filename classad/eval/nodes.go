@@ -117,7 +117,8 @@ func (n *indexNode) eval(st *State, sc *Scope) Value {
 		if i.kind != IntKind {
 			return Error()
 		}
-		if k := i.i(); k >= 0 && k < int64(l.Len()) {
+		// HTCondor reads the index as a C int.
+		if k := int32(i.i()); k >= 0 && int(k) < l.Len() {
 			return l.elem(st, int(k))
 		}
 		return Error()
@@ -125,8 +126,12 @@ func (n *indexNode) eval(st *State, sc *Scope) Value {
 		if i.kind != StringKind {
 			return Error()
 		}
-		r, _ := st.lookupChain(x.o.(*Scope), i.s, ast.FoldHash(i.s))
-		return r
+		// Unlike r.name, r["name"] looks only in r itself.
+		s := x.o.(*Scope)
+		if k := s.ad.find(i.s, ast.FoldHash(i.s)); k >= 0 {
+			return st.evalAttr(s, k)
+		}
+		return Undefined()
 	}
 	return Error()
 }
@@ -247,14 +252,19 @@ func (n *elvisNode) eval(st *State, sc *Scope) Value {
 	return n.b.eval(st, sc)
 }
 
-// isNode is `=?=` (or `=!=` when not): identity, never UNDEFINED or ERROR.
+// isNode is `=?=` (or `=!=` when not): identity without type promotion;
+// never UNDEFINED, and ERROR only when comparing two lists or two records.
 type isNode struct {
 	a, b node
 	not  bool
 }
 
 func (n *isNode) eval(st *State, sc *Scope) Value {
-	return Bool(Identical(n.a.eval(st, sc), n.b.eval(st, sc)) != n.not)
+	a, b := n.a.eval(st, sc), n.b.eval(st, sc)
+	if n.not {
+		return notIdentical(a, b)
+	}
+	return identical(a, b)
 }
 
 // callNode is a function call.

@@ -344,7 +344,7 @@ func identical(a, b Value) Value {
 	case AbsTimeKind:
 		return Bool(a.n == b.n && a.tz == b.tz)
 	}
-	return Bool(Identical(a, b))
+	return Bool(sameScalar(a, b))
 }
 
 // notIdentical implements =!=, the negation of =?= (ERROR stays ERROR).

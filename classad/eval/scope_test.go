@@ -36,28 +36,34 @@ func TestScoping(t *testing.T) {
 	my := `[ Memory = 1; A = 10; Nested = [ A = 20; B = A + 1; C = PARENT.A; D = MY.A; E = Memory ]; Self = MY; Tgt = TARGET.Cpus ]`
 	target := `[ Memory = 4096; Cpus = 8; Back = TARGET.A; Loop = A; Own = MY.Memory ]`
 	tests := []struct{ expr, want string }{
-		{"Memory", "1"},                // MY first
-		{"Cpus", "8"},                  // then TARGET
-		{"MY.Cpus", "undefined"},       // MY.x never falls back to TARGET
-		{"TARGET.Memory", "4096"},      //
-		{"OTHER.Memory", "4096"},       // OTHER is TARGET
-		{"target.memory", "4096"},      // scope names and attributes ignore case
-		{"Nested.B", "21"},             // a nested record's own attributes first
-		{"Nested.C", "10"},             // PARENT is the enclosing record
-		{"Nested.D", "20"},             // MY inside a nested record is that record
-		{"Nested.E", "1"},              // enclosing records are searched
-		{"Nested.Missing", "undefined"}, //
-		{"Self.A", "10"},               // MY as a value is the ad itself
-		{"Tgt", "8"},                   //
-		{"TARGET.Back", "10"},          // in the target ad, TARGET is MY's ad
-		{"TARGET.Loop", "10"},          // and unscoped names fall back to MY's ad
-		{"TARGET.Own", "4096"},         // while MY is the target ad itself
-		{"PARENT", "undefined"},        // a top-level ad has no parent
-		{".A", "10"},                   // absolute reference from the outermost ad
-		{"[ A = 5; X = .A ].X", "10"},  // absolute from inside a literal
-		{"[ A = 5; X = A ].X", "5"},    //
-		{"[ X = A ].X", "10"},          // a record literal is nested in MY
-		{`Nested["B"]`, "21"},          // subscripting a record by name
+		{"Memory", "1"},                   // MY first
+		{"Cpus", "8"},                     // then TARGET
+		{"MY.Cpus", "undefined"},          // MY.x never falls back to TARGET
+		{"TARGET.Memory", "4096"},         //
+		{"OTHER.Memory", "4096"},          // OTHER is TARGET
+		{"target.memory", "4096"},         // scope names and attributes ignore case
+		{"Nested.B", "21"},                // a nested record's own attributes first
+		{"Nested.C", "10"},                // PARENT is the enclosing record
+		{"Nested.D", "20"},                // MY inside a nested record is that record
+		{"Nested.E", "1"},                 // enclosing records are searched
+		{"Nested.Missing", "undefined"},   //
+		{"Self.A", "10"},                  // MY as a value is the ad itself
+		{"Tgt", "8"},                      //
+		{"TARGET.Back", "10"},             // in the target ad, TARGET is MY's ad
+		{"TARGET.Loop", "10"},             // and unscoped names fall back to MY's ad
+		{"TARGET.Own", "4096"},            // while MY is the target ad itself
+		{"PARENT", "undefined"},           // a top-level ad has no parent
+		{".A", "10"},                      // absolute reference from the outermost ad
+		{"[ A = 5; X = .A ].X", "10"},     // absolute from inside a literal
+		{"[ A = 5; X = A ].X", "5"},       //
+		{"[ X = A ].X", "10"},             // a record literal is nested in MY
+		{`Nested["B"]`, "21"},             // subscripting a record by name
+		{`Nested["Memory"]`, "undefined"}, // looks only in that record
+		{"{1} =?= {1}", "error"},          // two lists are not comparable
+		{"{1} =?= split(\"1\")", "false"}, // a literal and a built list differ in type
+		{"absTime(10, 0) =?= absTime(10, 3600)", "false"},
+		{"relTime(65)", `relTime("01:05")`},
+		{"relTime(90061)", `relTime("1+01:01:01")`},
 		{`{ [ a = 1 ], [ a = 2 ], 3 }.a`, "{ 1,2,error }"},
 	}
 	m, tg := mustAd(t, my), mustAd(t, target)
@@ -143,10 +149,10 @@ func itoa(i int) string {
 func TestListsAreLazy(t *testing.T) {
 	m := mustAd(t, `[ A = 2; L = { A, A * 10, 1 / 0 } ]`)
 	for expr, want := range map[string]string{
-		"L":          "{ A,A * 10,1 / 0 }",
-		"L[1]":       "20",
-		"L[2]":       "error",
-		"size(L)":    "3",
+		"L":           "{ A,A * 10,1 / 0 }",
+		"L[1]":        "20",
+		"L[2]":        "error",
+		"size(L)":     "3",
 		"sum({A, 3})": "5",
 	} {
 		v, err := evalIn(t, expr, m, nil)

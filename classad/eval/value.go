@@ -191,7 +191,7 @@ func (v Value) appendStyle(buf []byte, style ast.Style) []byte {
 		return append(buf, `")`...)
 	case RelTimeKind:
 		buf = append(buf, `relTime("`...)
-		buf = AppendRelTime(buf, v.r())
+		buf = append(buf, FormatRelTime(v.r())...)
 		return append(buf, `")`...)
 	case ListKind:
 		l, _ := v.o.(*List)
@@ -214,7 +214,8 @@ func appendExpr(buf []byte, e ast.Expr, style ast.Style) []byte {
 // "2004-01-01T00:00:00-06:00", in the time's own zone offset.
 func AppendAbsTime(buf []byte, secs int64, tz int32) []byte {
 	t := time.Unix(secs, 0).In(time.FixedZone("", int(tz)))
-	buf = t.AppendFormat(buf, "2006-01-02T15:04:05")
+	buf = strconv.AppendInt(buf, int64(t.Year()), 10) // strftime's %Y does not pad
+	buf = t.AppendFormat(buf, "-01-02T15:04:05")
 	off := tz
 	sign := byte('+')
 	if off < 0 {
@@ -229,32 +230,6 @@ func AppendAbsTime(buf []byte, secs int64, tz int32) []byte {
 	return appendTwo(buf, int(off%3600/60))
 }
 
-// AppendRelTime appends a relative time as HTCondor prints it:
-// [-][D+]HH:MM:SS[.fff], with the days and fraction only when non-zero.
-func AppendRelTime(buf []byte, secs float64) []byte {
-	if secs < 0 {
-		buf = append(buf, '-')
-		secs = -secs
-	}
-	whole := int64(secs)
-	frac := secs - float64(whole)
-	days, rest := whole/86400, whole%86400
-	if days > 0 {
-		buf = strconv.AppendInt(buf, days, 10)
-		buf = append(buf, '+')
-	}
-	buf = appendTwo(buf, int(rest/3600))
-	buf = append(buf, ':')
-	buf = appendTwo(buf, int(rest%3600/60))
-	buf = append(buf, ':')
-	buf = appendTwo(buf, int(rest%60))
-	if ms := int(math.Round(frac * 1000)); ms > 0 {
-		buf = append(buf, '.')
-		buf = append(buf, byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
-	}
-	return buf
-}
-
 func appendTwo(buf []byte, n int) []byte {
 	if n < 10 {
 		buf = append(buf, '0')
@@ -262,13 +237,17 @@ func appendTwo(buf []byte, n int) []byte {
 	return strconv.AppendInt(buf, int64(n), 10)
 }
 
-// Identical reports whether a and b are the same value as =?= judges it:
-// same type and same value, strings compared case-sensitively, UNDEFINED
-// identical to UNDEFINED and ERROR to ERROR.
+// Identical reports whether a =?= b is true: same type and same value,
+// strings compared case-sensitively, UNDEFINED identical to UNDEFINED and
+// ERROR to ERROR (see identical for lists, records and times).
 func Identical(a, b Value) bool {
-	if a.kind != b.kind {
-		return false
-	}
+	r := identical(a, b)
+	return r.kind == BoolKind && r.n != 0
+}
+
+// sameScalar compares two values of the same scalar kind without type
+// promotion.
+func sameScalar(a, b Value) bool {
 	switch a.kind {
 	case UndefinedKind, ErrorKind:
 		return true
@@ -279,9 +258,7 @@ func Identical(a, b Value) bool {
 	case StringKind:
 		return a.s == b.s
 	case AbsTimeKind:
-		return a.n == b.n
-	case ListKind, RecordKind:
-		return a.o == b.o
+		return a.n == b.n && a.tz == b.tz
 	}
 	return false
 }
