@@ -200,7 +200,7 @@ func toRealValue(v Value) (float64, Value, bool) {
 	case RelTimeKind:
 		return float64(realToInt32(v.r())), Value{}, true
 	case StringKind:
-		if f, n := strtod(v.s); n > 0 {
+		if f, n := strtod(v.str()); n > 0 {
 			return f, Value{}, true
 		}
 	case UndefinedKind:
@@ -221,7 +221,7 @@ func toIntValue(v Value) (int64, Value, bool) {
 	case RelTimeKind:
 		return int64(realToInt32(v.r())), Value{}, true
 	case StringKind:
-		if f, n := strtod(v.s); n > 0 {
+		if f, n := strtod(v.str()); n > 0 {
 			return realToInt(f), Value{}, true
 		}
 	case UndefinedKind:
@@ -236,7 +236,7 @@ func toIntValue(v Value) (int64, Value, bool) {
 func toStringValue(v Value) (string, Value, bool) {
 	switch v.kind {
 	case StringKind:
-		return v.s, Value{}, true
+		return v.str(), Value{}, true
 	case UndefinedKind, ErrorKind:
 		return "", v, false
 	case IntKind:

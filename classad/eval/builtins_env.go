@@ -28,7 +28,7 @@ func builtinEnvV1ToV2(_ *Call, a []Value) Value {
 	default:
 		return Error()
 	}
-	env, err := envargs.ParseEnvV1(a[0].s)
+	env, err := envargs.ParseEnvV1(a[0].str())
 	if err != nil {
 		return Error()
 	}
@@ -48,7 +48,7 @@ func builtinMergeEnvironment(_ *Call, a []Value) Value {
 		default:
 			return Error()
 		}
-		if env.MergeV2(v.s) != nil {
+		if env.MergeV2(v.str()) != nil {
 			return Error()
 		}
 	}
@@ -83,7 +83,7 @@ func builtinListToArgs(c *Call, a []Value) Value {
 		if v.kind != StringKind {
 			return Error()
 		}
-		args = append(args, v.s)
+		args = append(args, v.str())
 	}
 	if vers == 2 {
 		return String(envargs.JoinArgsV2(args))
@@ -103,10 +103,10 @@ func builtinArgsToList(_ *Call, a []Value) Value {
 	if !ok || a[0].kind != StringKind {
 		return Error()
 	}
-	args := envargs.SplitArgsV1(a[0].s)
+	args := envargs.SplitArgsV1(a[0].str())
 	if vers == 2 {
 		var err error
-		if args, err = envargs.SplitArgsV2(a[0].s); err != nil {
+		if args, err = envargs.SplitArgsV2(a[0].str()); err != nil {
 			return Error()
 		}
 	}

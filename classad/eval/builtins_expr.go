@@ -65,7 +65,7 @@ func attrExpr(st *State, sc *Scope, n node) (e ast.Expr, from *Scope, ok bool) {
 		return nil, nil, true
 	case *selectNode:
 		if v := r.x.eval(st, sc); v.kind == RecordKind {
-			e, s := findExpr(v.o.(*Scope), r.name, r.hash)
+			e, s := findExpr(v.scope(), r.name, r.hash)
 			return e, s, true
 		}
 		return nil, nil, true
@@ -131,7 +131,7 @@ func builtinUnresolved(st *State, sc *Scope, args []node) Value {
 	if pat.kind != StringKind {
 		return st.fail("unresolved: the pattern is not a string")
 	}
-	re, err := regexp.Compile("(?i)" + pat.s)
+	re, err := regexp.Compile("(?i)" + pat.str())
 	if err != nil {
 		return Error()
 	}

@@ -46,7 +46,7 @@ func member(st *State, a []Value, ident bool) Value {
 	case !ident && x.kind == ErrorKind:
 		return Error()
 	}
-	l := lv.o.(*List)
+	l := lv.list()
 	for i := 0; i < l.Len(); i++ {
 		e := l.elem(st, i)
 		var r Value
@@ -87,7 +87,7 @@ func listCompare(st *State, a []Value, any bool) Value {
 	if opv.kind == UndefinedKind {
 		return Undefined()
 	}
-	cmp, ok := listCompareOps[opv.s]
+	cmp, ok := listCompareOps[opv.str()]
 	switch {
 	case opv.kind != StringKind || !ok:
 		return Error()
@@ -96,7 +96,7 @@ func listCompare(st *State, a []Value, any bool) Value {
 	case lv.kind != ListKind:
 		return Error()
 	}
-	l := lv.o.(*List)
+	l := lv.list()
 	for i := 0; i < l.Len(); i++ {
 		switch r := cmp(l.elem(st, i), x); {
 		case r.kind == UndefinedKind:
@@ -129,7 +129,7 @@ func eachContext(st *State, sc *Scope, args []node, count bool) Value {
 		return Error()
 	}
 	expr := contextExpr(st, sc, args[0])
-	l := lv.o.(*List)
+	l := lv.list()
 	out := make([]Value, l.Len())
 	n := int64(0)
 	for i := range out {
@@ -164,7 +164,7 @@ func contextExpr(st *State, sc *Scope, n node) compiled {
 func inContext(st *State, c compiled, rec Value) Value {
 	switch rec.kind {
 	case RecordKind:
-		return st.evalCompiled(rec.o.(*Scope), c)
+		return st.evalCompiled(rec.scope(), c)
 	case UndefinedKind:
 		return Undefined()
 	}

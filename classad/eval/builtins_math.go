@@ -95,7 +95,7 @@ func builtinQuantize(c *Call, a []Value) Value {
 	var rbase float64
 	if base.kind == ListKind {
 		var found bool
-		if base, rbase, found, ok = quantizeList(c.st, base.o.(*List), rval); found || !ok {
+		if base, rbase, found, ok = quantizeList(c.st, base.list(), rval); found || !ok {
 			return base
 		}
 	} else if rbase, _, ok = toRealValue(base); !ok {
@@ -184,7 +184,7 @@ func aggregate(st *State, v Value, kind aggKind) Value {
 	default:
 		return Error()
 	}
-	l := v.o.(*List)
+	l := v.list()
 	acc, n := Int(0), 0
 	for i := 0; i < l.Len(); i++ {
 		e := l.elem(st, i)

@@ -125,9 +125,9 @@ func regexArgs(a []Value, optIdx int) (*regexp.Regexp, reOptions, Value, bool) {
 	}
 	opts := ""
 	if optIdx < len(a) {
-		opts = a[optIdx].s
+		opts = a[optIdx].str()
 	}
-	re, o, ok := compileRegexp(a[0].s, opts, false)
+	re, o, ok := compileRegexp(a[0].str(), opts, false)
 	if !ok {
 		return nil, o, Error(), false
 	}
@@ -139,7 +139,7 @@ func builtinRegexp(_ *Call, a []Value) Value {
 	if !ok {
 		return v
 	}
-	return Bool(re.MatchString(a[1].s))
+	return Bool(re.MatchString(a[1].str()))
 }
 
 // builtinRegexpMember reports whether the pattern matches any string of a
@@ -155,13 +155,13 @@ func builtinRegexpMember(c *Call, a []Value) Value {
 	}
 	opts := ""
 	if len(a) == 3 {
-		opts = a[2].s
+		opts = a[2].str()
 	}
-	re, _, ok := compileRegexp(pat.s, opts, false)
+	re, _, ok := compileRegexp(pat.str(), opts, false)
 	if !ok {
 		return Error()
 	}
-	return regexpInList(c.st, re, lv.o.(*List))
+	return regexpInList(c.st, re, lv.list())
 }
 
 func regexpInList(st *State, re *regexp.Regexp, l *List) Value {
@@ -169,7 +169,7 @@ func regexpInList(st *State, re *regexp.Regexp, l *List) Value {
 	for i := 0; i < l.Len(); i++ {
 		switch e := l.elem(st, i); e.kind {
 		case StringKind:
-			if re.MatchString(e.s) {
+			if re.MatchString(e.str()) {
 				return Bool(true)
 			}
 		case UndefinedKind:
@@ -198,7 +198,7 @@ func substitute(a []Value, extra string) Value {
 	}
 	o.full = o.full || strings.Contains(extra, "f")
 	o.global = o.global || strings.Contains(extra, "g")
-	s := substitution{re: re, target: a[1].s, subst: a[2].s, reOptions: o}
+	s := substitution{re: re, target: a[1].str(), subst: a[2].str(), reOptions: o}
 	out, ok := s.run()
 	if !ok {
 		return Error()
@@ -318,16 +318,16 @@ func builtinStringListRegexpMember(_ *Call, a []Value) Value {
 	}
 	d, opts := defaultDelims, ""
 	if len(a) >= 3 {
-		d = a[2].s
+		d = a[2].str()
 	}
 	if len(a) == 4 {
-		opts = a[3].s
+		opts = a[3].str()
 	}
-	re, _, ok := compileRegexp(a[0].s, opts, true)
+	re, _, ok := compileRegexp(a[0].str(), opts, true)
 	if !ok {
 		return Error()
 	}
-	items := splitList(a[1].s, d)
+	items := splitList(a[1].str(), d)
 	if len(items) == 0 {
 		return Undefined()
 	}

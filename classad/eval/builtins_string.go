@@ -92,7 +92,7 @@ func builtinSubstr(_ *Call, a []Value) Value {
 	if a[0].kind != StringKind || a[1].kind != IntKind || (len(a) == 3 && a[2].kind != IntKind) {
 		return Error()
 	}
-	s := a[0].s
+	s := a[0].str()
 	n := int64(len(s))
 	off := int64(int32(a[1].i()))
 	switch {
@@ -119,11 +119,11 @@ func builtinSubstr(_ *Call, a []Value) Value {
 func builtinSize(_ *Call, a []Value) Value {
 	switch v := a[0]; v.kind {
 	case StringKind:
-		return Int(int64(len(v.s)))
+		return Int(int64(len(v.str())))
 	case ListKind:
-		return Int(int64(v.o.(*List).Len()))
+		return Int(int64(v.list().Len()))
 	case RecordKind:
-		return Int(int64(v.o.(*Scope).ad.Len()))
+		return Int(int64(v.scope().ad.Len()))
 	case UndefinedKind:
 		return Undefined()
 	}
@@ -174,12 +174,12 @@ func strcmp(a []Value, cmp func(x, y string) int) Value {
 func builtinSplit(_ *Call, a []Value) Value {
 	seps := ", \t"
 	if len(a) == 2 {
-		seps = a[1].s
+		seps = a[1].str()
 	}
 	if !allStrings(a...) {
 		return Error()
 	}
-	return ListOf(splitPieces(a[0].s, seps)...)
+	return ListOf(splitPieces(a[0].str(), seps)...)
 }
 
 func splitPieces(s, seps string) []Value {
@@ -215,9 +215,9 @@ func splitAt(v Value, slot bool) Value {
 	if v.kind != StringKind {
 		return Error()
 	}
-	before, after, found := strings.Cut(v.s, "@")
+	before, after, found := strings.Cut(v.str(), "@")
 	if !found && slot {
-		before, after = "", v.s
+		before, after = "", v.str()
 	}
 	return ListOf(String(before), String(after))
 }

@@ -50,12 +50,12 @@ func splitList(s, delims string) []string {
 func listArgs(a []Value) ([]string, bool) {
 	d := defaultDelims
 	if len(a) == 2 {
-		d = a[1].s
+		d = a[1].str()
 	}
 	if !allStrings(a...) {
 		return nil, false
 	}
-	return splitList(a[0].s, d), true
+	return splitList(a[0].str(), d), true
 }
 
 func strListSize(_ *Call, a []Value) Value {
@@ -144,16 +144,16 @@ func strListMember(a []Value, fold, subset bool) Value {
 	}
 	d := memberDelims
 	if len(a) == 3 && a[2].kind == StringKind {
-		d = a[2].s
+		d = a[2].str()
 	}
-	list := splitList(a[1].s, d)
+	list := splitList(a[1].str(), d)
 	if !subset {
-		return Bool(inList(list, a[0].s, fold))
+		return Bool(inList(list, a[0].str(), fold))
 	}
-	if a[0].s == "" {
+	if a[0].str() == "" {
 		return Bool(true)
 	}
-	items := splitList(a[0].s, d)
+	items := splitList(a[0].str(), d)
 	for _, it := range items {
 		if !inList(list, it, fold) {
 			return Bool(false)
@@ -183,14 +183,14 @@ func strListsIntersect(_ *Call, a []Value) Value {
 		return Error()
 	}
 	d := " ,"
-	if len(a) == 3 && a[2].s != "" {
-		d = a[2].s
+	if len(a) == 3 && a[2].str() != "" {
+		d = a[2].str()
 	}
 	seen := map[string]bool{}
-	for _, it := range cutList(a[1].s, d) {
+	for _, it := range cutList(a[1].str(), d) {
 		seen[it] = true
 	}
-	for _, it := range cutList(a[0].s, d) {
+	for _, it := range cutList(a[0].str(), d) {
 		if seen[it] {
 			return Bool(true)
 		}

@@ -58,7 +58,7 @@ func literalString(n node) (string, bool) {
 	if !ok || l.v.kind != StringKind {
 		return "", false
 	}
-	return l.v.s, true
+	return l.v.str(), true
 }
 
 // evalArgs evaluates call arguments in order.
@@ -129,7 +129,12 @@ func convTime(st *State, a []Value, relative bool) Value {
 			return RelTime(v.r())
 		}
 		secs = int64(realToInt32(v.r()))
-	case StringKind, AbsTimeKind:
+	case StringKind:
+		if relative {
+			return RelTime(0)
+		}
+		return v
+	case AbsTimeKind:
 		if relative {
 			return RelTime(float64(v.i()))
 		}
@@ -245,7 +250,7 @@ func atoiPrefix(s string) int {
 // parseRelTime reads [-][D+][HH:][MM:]SS[.fff] from the end backwards, as
 // HTCondor does; the letters d, h, m and s may stand for + and the colons.
 func parseRelTime(s string) (float64, bool) {
-	p := relTimeParser{s: s, i: len(s) - 1}
+	p := relTimeParser{src: s, i: len(s) - 1}
 	p.space()
 	secs := 0.0
 	if p.at("sS") || (p.i >= 0 && isDigit(s[p.i])) {
@@ -275,19 +280,19 @@ func parseRelTime(s string) (float64, bool) {
 }
 
 type relTimeParser struct {
-	s string
-	i int
+	src string
+	i   int
 }
 
 func (p *relTimeParser) space() {
-	for p.i >= 0 && cSpace(p.s[p.i]) {
+	for p.i >= 0 && cSpace(p.src[p.i]) {
 		p.i--
 	}
 }
 
 func (p *relTimeParser) at(set string) bool {
 	for j := 0; j < len(set); j++ {
-		if p.i >= 0 && p.s[p.i] == set[j] {
+		if p.i >= 0 && p.src[p.i] == set[j] {
 			return true
 		}
 	}
@@ -297,16 +302,16 @@ func (p *relTimeParser) at(set string) bool {
 // number reads digits (and, for seconds, one decimal point) backwards.
 func (p *relTimeParser) number(frac bool) float64 {
 	end := p.i + 1
-	for p.i >= 0 && isDigit(p.s[p.i]) {
+	for p.i >= 0 && isDigit(p.src[p.i]) {
 		p.i--
 	}
-	if frac && p.i >= 0 && p.s[p.i] == '.' {
+	if frac && p.i >= 0 && p.src[p.i] == '.' {
 		p.i--
-		for p.i >= 0 && isDigit(p.s[p.i]) {
+		for p.i >= 0 && isDigit(p.src[p.i]) {
 			p.i--
 		}
 	}
-	f, _ := strtod(p.s[p.i+1 : end])
+	f, _ := strtod(p.src[p.i+1 : end])
 	return f
 }
 
@@ -365,13 +370,13 @@ func builtinSplitTime(_ *Call, a []Value) Value {
 	case UndefinedKind:
 		return Undefined()
 	case RelTimeKind:
-		return recordOf(splitRelTime(v.r()))
+		return recordValueOf(splitRelTime(v.r()))
 	}
 	t, ok := asAbsTime(v)
 	if !ok {
 		return Error()
 	}
-	return recordOf(splitAbsTime(t))
+	return recordValueOf(splitAbsTime(t))
 }
 
 // asAbsTime returns the absolute time a value stands for in splitTime and
@@ -431,7 +436,7 @@ func splitRelTime(secs float64) *ast.Record {
 	return r
 }
 
-func recordOf(r *ast.Record) Value { return Value{kind: RecordKind, o: FromRecord(r).Scope()} }
+func recordValueOf(r *ast.Record) Value { return recordOf(FromRecord(r).Scope()) }
 
 // timeField builds getYear ... getSeconds: abs gives the field of an
 // absolute time in the local zone (as HTCondor reads it, whatever the
@@ -468,7 +473,7 @@ func builtinFormatTime(c *Call, a []Value) Value {
 		if a[1].kind != StringKind {
 			return Error()
 		}
-		format = a[1].s
+		format = a[1].str()
 	}
 	return String(strftime(format, t))
 }
@@ -476,7 +481,7 @@ func builtinFormatTime(c *Call, a []Value) Value {
 // formatFields returns the broken-down time formatTime prints.
 func formatFields(st *State, v Value) (tm, bool) {
 	if v.kind == RecordKind {
-		return recordFields(st, v.o.(*Scope)), true
+		return recordFields(st, v.scope()), true
 	}
 	a, ok := asAbsTime(v)
 	if !ok {

@@ -75,9 +75,9 @@ func toBool(v Value) Value {
 		return Bool(realToInt32(v.r()) != 0)
 	case StringKind:
 		switch {
-		case compareFold(v.s, "true") == 0:
+		case compareFold(v.str(), "true") == 0:
 			return Bool(true)
-		case compareFold(v.s, "false") == 0:
+		case compareFold(v.str(), "false") == 0:
 			return Bool(false)
 		}
 		return Undefined()

@@ -54,7 +54,7 @@ func builtinUserHome(c *Call, a []Value) Value {
 	}
 	def := ""
 	if len(a) == 2 && a[1].kind == StringKind {
-		def = a[1].s
+		def = a[1].str()
 	}
 	orElse := func(v Value) Value {
 		if def != "" {
@@ -70,7 +70,7 @@ func builtinUserHome(c *Call, a []Value) Value {
 	case !userHomeEnabled.Load():
 		return orElse(Undefined())
 	}
-	u, err := user.Lookup(a[0].s)
+	u, err := user.Lookup(a[0].str())
 	if err != nil || u.HomeDir == "" {
 		return orElse(Undefined())
 	}
@@ -98,7 +98,7 @@ func builtinUserMap(_ *Call, a []Value) Value {
 	if m == nil {
 		return fallback
 	}
-	out, ok := (*m)(a[0].s, a[1].s)
+	out, ok := (*m)(a[0].str(), a[1].str())
 	switch {
 	case !ok:
 		return fallback
@@ -114,7 +114,7 @@ func preferredItem(items []string, pref, fallback Value) Value {
 	}
 	if pref.kind == StringKind {
 		for _, it := range items {
-			if compareFold(it, pref.s) == 0 {
+			if compareFold(it, pref.str()) == 0 {
 				return String(it)
 			}
 		}

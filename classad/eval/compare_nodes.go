@@ -15,7 +15,7 @@ func compileComparison(op ast.Op, x, y node) node {
 			return &cmpIntNode{op: op, x: x, k: lit.v.i(), kv: lit.v}
 		case StringKind:
 			if op == ast.OpEq || op == ast.OpNe {
-				return &eqStringNode{ne: op == ast.OpNe, x: x, k: lit.v.s, kv: lit.v}
+				return &eqStringNode{ne: op == ast.OpNe, x: x, k: lit.v.str(), kv: lit.v}
 			}
 		}
 	}
@@ -63,7 +63,7 @@ type eqStringNode struct {
 func (n *eqStringNode) eval(st *State, sc *Scope) Value {
 	a := n.x.eval(st, sc)
 	if a.kind == StringKind {
-		return Bool(ast.EqualFold(a.s, n.k) != n.ne)
+		return Bool(ast.EqualFold(a.str(), n.k) != n.ne)
 	}
 	op := ast.OpEq
 	if n.ne {

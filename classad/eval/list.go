@@ -86,16 +86,16 @@ func ToExpr(v Value) ast.Expr {
 	case RealKind:
 		return ast.Real(v.r())
 	case StringKind:
-		return ast.Str(v.s)
+		return ast.Str(v.str())
 	case AbsTimeKind:
 		return &ast.Call{At: ast.NoPos, Name: "absTime", Args: []ast.Expr{ast.Str(string(AppendAbsTime(nil, v.i(), v.tz)))}}
 	case RelTimeKind:
 		return &ast.Call{At: ast.NoPos, Name: "relTime", Args: []ast.Expr{ast.Str(FormatRelTime(v.r()))}}
 	case ListKind:
-		l, _ := v.o.(*List)
+		l := v.list()
 		return l.Expr()
 	case RecordKind:
-		s, _ := v.o.(*Scope)
+		s := v.scope()
 		return s.ad.Record()
 	}
 	return ast.Error()

@@ -39,7 +39,7 @@ func (n *scopeNode) eval(st *State, sc *Scope) Value {
 		return st.lookup(sc, n.name, n.hash)
 	}
 	if s := st.resolveScope(sc, n.kind); s != nil {
-		return Value{kind: RecordKind, o: s}
+		return recordOf(s)
 	}
 	return Undefined()
 }
@@ -83,11 +83,11 @@ func (n *selectNode) eval(st *State, sc *Scope) Value {
 func (st *State) selectAttr(v Value, name string, h uint32) Value {
 	switch v.kind {
 	case RecordKind:
-		s := v.o.(*Scope)
+		s := v.scope()
 		r, _ := st.lookupChain(s, name, h)
 		return r
 	case ListKind:
-		l := v.o.(*List)
+		l := v.list()
 		out := make([]Value, l.Len())
 		for i := range out {
 			out[i] = st.selectAttr(l.elem(st, i), name, h)
@@ -113,7 +113,7 @@ func (n *indexNode) eval(st *State, sc *Scope) Value {
 	}
 	switch x.kind {
 	case ListKind:
-		l := x.o.(*List)
+		l := x.list()
 		if i.kind != IntKind {
 			return Error()
 		}
@@ -127,8 +127,8 @@ func (n *indexNode) eval(st *State, sc *Scope) Value {
 			return Error()
 		}
 		// Unlike r.name, r["name"] looks only in r itself.
-		s := x.o.(*Scope)
-		if k := s.ad.find(i.s, ast.FoldHash(i.s)); k >= 0 {
+		s := x.scope()
+		if k := s.ad.find(i.str(), ast.FoldHash(i.str())); k >= 0 {
 			return st.evalAttr(s, k)
 		}
 		return Undefined()
@@ -302,9 +302,9 @@ type listNode struct {
 
 func (n *listNode) eval(st *State, sc *Scope) Value {
 	if n.constant != nil {
-		return Value{kind: ListKind, o: n.constant}
+		return listOf(n.constant)
 	}
-	return Value{kind: ListKind, o: &List{src: n.src, elems: n.elems, scope: sc}}
+	return listOf(&List{src: n.src, elems: n.elems, scope: sc})
 }
 
 // recordNode is a record literal. It evaluates to the record nested in the
@@ -312,5 +312,5 @@ func (n *listNode) eval(st *State, sc *Scope) Value {
 type recordNode struct{ ad *Ad }
 
 func (n *recordNode) eval(st *State, sc *Scope) Value {
-	return Value{kind: RecordKind, o: &Scope{ad: n.ad, parent: sc}}
+	return recordOf(&Scope{ad: n.ad, parent: sc})
 }

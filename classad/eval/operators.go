@@ -233,7 +233,7 @@ func compare(op ast.Op, a, b Value) Value {
 	var c int
 	switch {
 	case a.kind == StringKind && b.kind == StringKind:
-		c = compareFold(a.s, b.s)
+		c = compareFold(a.str(), b.str())
 	case a.kind == StringKind || b.kind == StringKind:
 		return Error()
 	case a.kind == AbsTimeKind && b.kind == AbsTimeKind:
@@ -360,6 +360,6 @@ func notIdentical(a, b Value) Value {
 // (HTCondor's LIST_VALUE) rather than one built by a function
 // (SLIST_VALUE).
 func literalList(v Value) bool {
-	l, _ := v.o.(*List)
+	l := v.list()
 	return l != nil && l.src != nil
 }
