@@ -61,12 +61,25 @@ func NewAd() *Ad {
 // FromRecord returns an ad holding r's attributes. The ad shares r's
 // expressions; neither should be changed afterwards through r.
 func FromRecord(r *ast.Record) *Ad {
-	a := &Ad{attrs: make([]attr, 0, len(r.Attrs))}
+	a := &Ad{attrs: make([]attr, len(r.Attrs))}
 	a.self.ad = a
-	for _, at := range r.Attrs {
-		a.Set(at.Name, at.Value)
+	for i, at := range r.Attrs {
+		a.attrs[i] = attr{name: at.Name, hash: ast.FoldHash(at.Name), expr: at.Value}
+		if isScopeName(at.Name) {
+			a.special++
+		}
 	}
-	return a
+	if a.reindex() {
+		return a
+	}
+	// The record defines a name twice (parsed records never do): the later
+	// definition replaces the earlier one, as Set does.
+	b := &Ad{attrs: make([]attr, 0, len(r.Attrs))}
+	b.self.ad = b
+	for _, at := range r.Attrs {
+		b.Set(at.Name, at.Value)
+	}
+	return b
 }
 
 // Scope returns the ad's own scope, for evaluating in it.
@@ -219,29 +232,44 @@ func (a *Ad) appendIndex() {
 	}
 }
 
-// reindex rebuilds the hash index after the attribute list changed.
-func (a *Ad) reindex() {
+// reindex rebuilds the hash index after the attribute list changed, and
+// reports whether the names are all different.
+func (a *Ad) reindex() bool {
 	n := len(a.attrs)
 	if n <= smallAd {
 		a.index = nil
-		return
+		for i := 1; i < n; i++ {
+			if a.find(a.attrs[i].name, a.attrs[i].hash) != i {
+				return false
+			}
+		}
+		return true
 	}
 	size := 16
 	for size < 2*n {
 		size <<= 1
 	}
 	a.index = make([]int32, size)
+	unique := true
 	for i := range a.attrs {
-		a.insertIndex(i)
+		unique = a.insertIndex(i) && unique
 	}
+	return unique
 }
 
-func (a *Ad) insertIndex(i int) {
+// insertIndex adds attribute i to the index and reports whether no
+// attribute before it has the same name.
+func (a *Ad) insertIndex(i int) bool {
+	at := &a.attrs[i]
 	mask := uint32(len(a.index) - 1)
-	for p := a.attrs[i].hash & mask; ; p = (p + 1) & mask {
-		if a.index[p] == 0 {
+	for p := at.hash & mask; ; p = (p + 1) & mask {
+		j := a.index[p]
+		if j == 0 {
 			a.index[p] = int32(i + 1)
-			return
+			return true
+		}
+		if o := &a.attrs[j-1]; o.hash == at.hash && ast.EqualFold(o.name, at.name) {
+			return false
 		}
 	}
 }
