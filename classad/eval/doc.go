@@ -1,0 +1,19 @@
+// Package eval evaluates ClassAd expressions with the semantics of
+// HTCondor's daemons: UNDEFINED and ERROR propagate through strict
+// operators (ERROR first), && || ?: =?= =!= are not strict, integers and
+// reals promote, == on strings ignores case, an unscoped name is looked up
+// in the record it is in, the records around it, and then in the other ad
+// of a match (TARGET), and a reference cycle is UNDEFINED.
+//
+// An Ad holds attributes in definition order with a hash index; each
+// attribute's expression is compiled on first use into a tree of nodes with
+// names hashed, functions resolved and constants folded, so evaluation
+// walks nodes without allocating. A Value is 24 bytes. State carries one
+// evaluation's depth and step budget (HTCondor's limits: 400 levels, 10
+// million steps) and the attributes being evaluated; reuse a State (or a
+// match.Matcher) to evaluate many times with no allocation.
+//
+// Builtin functions live in a registry (builtins*.go, one file per family)
+// holding exactly the functions HTCondor 25 registers, with their
+// argument rules.
+package eval
