@@ -1,0 +1,234 @@
+// Package config reads a Kite host's configuration: one TOML file per host
+// with a section per daemon ([pool], [collector], [schedd], [startd], ...).
+//
+// Values come in layers, each overriding the one before: the embedded
+// defaults (configs/defaults.toml), the host's file, environment variables
+// (KITE_<SECTION>_<KEY>, e.g. KITE_COLLECTOR_LISTEN) and command-line
+// overrides. Decoding is strict: an unknown key or a value of the wrong
+// type is an error naming file:line:col, and Validate reports every
+// problem at once. Config records where each value came from, which
+// `kite config show` prints.
+//
+// Daemons convert their section into their own runtime configuration; this
+// package only reads, layers and checks the file.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/kite-sched/kite/configs"
+)
+
+// Config is a host's configuration.
+type Config struct {
+	Pool       Pool       `toml:"pool"`
+	TLS        TLS        `toml:"tls"`
+	Log        Log        `toml:"log"`
+	Membership Membership `toml:"membership"`
+	Master     Master     `toml:"master"`
+	Collector  Collector  `toml:"collector"`
+	Negotiator Negotiator `toml:"negotiator"`
+	Schedd     Schedd     `toml:"schedd"`
+	Startd     Startd     `toml:"startd"`
+
+	// File is the file the configuration was read from ("" for none), and
+	// Dir the directory relative paths in it resolve against.
+	File string `toml:"-"`
+	Dir  string `toml:"-"`
+
+	origins map[string]Origin
+}
+
+// Origin says where a value came from.
+type Origin struct {
+	Source string // "default", "file", "env" or "flag"
+	Pos    Position
+	Name   string // the environment variable, for "env"
+}
+
+func (o Origin) String() string {
+	switch o.Source {
+	case "file":
+		return o.Pos.String()
+	case "env":
+		return "environment " + o.Name
+	}
+	return o.Source
+}
+
+// Position is a place in a configuration file.
+type Position struct {
+	File      string
+	Line, Col int
+}
+
+func (p Position) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Error is a problem with one configuration value.
+type Error struct {
+	Pos Position
+	Key string
+	Msg string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Pos.File != "" {
+		b.WriteString(e.Pos.String())
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Default returns the embedded default configuration.
+func Default() *Config {
+	c := &Config{origins: map[string]Origin{}}
+	md, err := toml.Decode(configs.Defaults, c)
+	if err != nil {
+		panic("config: embedded defaults do not decode: " + err.Error())
+	}
+	for _, k := range md.Keys() {
+		c.origins[k.String()] = Origin{Source: "default"}
+	}
+	return c
+}
+
+// Load reads the configuration: the defaults, then path (if not ""), then
+// the environment. It does not validate; call Validate.
+func Load(path string) (*Config, error) {
+	c := Default()
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.decode(path, string(data)); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.applyEnv(os.LookupEnv); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Parse reads a configuration from text, as if from the file name.
+func Parse(name, text string) (*Config, error) {
+	c := Default()
+	if err := c.decode(name, text); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decode lays the TOML text over c, strictly.
+func (c *Config) decode(name, text string) error {
+	c.File = name
+	if abs, err := filepath.Abs(name); err == nil {
+		c.Dir = filepath.Dir(abs)
+	}
+	md, err := toml.Decode(text, c)
+	pos := keyPositions(text)
+	if err != nil {
+		return fileError(name, err, pos)
+	}
+	at := func(k toml.Key) Position {
+		p := pos[k.String()]
+		p.File = name
+		return p
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		var errs []error
+		for _, k := range undecoded {
+			errs = append(errs, &Error{Pos: at(k), Key: k.String(), Msg: "unknown key"})
+		}
+		return errors.Join(errs...)
+	}
+	for _, k := range md.Keys() {
+		c.origins[k.String()] = Origin{Source: "file", Pos: at(k)}
+	}
+	return nil
+}
+
+// fileError turns a TOML decoding error into one naming file:line:col:
+// syntax errors carry their position, and errors about a value (wrong
+// type, bad duration) name the key, whose place keyPositions knows.
+func fileError(name string, err error, pos map[string]Position) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.LastKey != "" {
+			msg = fmt.Sprintf("%s (key %s)", msg, pe.LastKey)
+		}
+		return &Error{Pos: Position{File: name, Line: pe.Position.Line, Col: pe.Position.Col}, Msg: msg}
+	}
+	if m := valueErrorRE.FindStringSubmatch(err.Error()); m != nil {
+		p := pos[m[2]]
+		if p.Line == 0 {
+			p.Line, _ = strconv.Atoi(m[1])
+		}
+		p.File = name
+		return &Error{Pos: p, Key: m[2], Msg: m[3]}
+	}
+	return &Error{Pos: Position{File: name}, Msg: err.Error()}
+}
+
+// valueErrorRE reads the TOML library's errors about values.
+var valueErrorRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// Origin returns where the value at key (e.g. "collector.listen") came
+// from.
+func (c *Config) Origin(key string) Origin {
+	if o, ok := c.origins[key]; ok {
+		return o
+	}
+	return Origin{Source: "default"}
+}
+
+// errorAt returns an error about key, placed where its value came from.
+func (c *Config) errorAt(key, format string, args ...any) error {
+	o := c.Origin(key)
+	e := &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
+	switch o.Source {
+	case "file":
+		e.Pos = o.Pos
+	case "env":
+		e.Key = o.Name
+	}
+	return e
+}
+
+// Path resolves a path from the configuration against its directory.
+func (c *Config) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || c.Dir == "" {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+// Keys returns every key the configuration knows, sorted.
+func (c *Config) Keys() []string {
+	var keys []string
+	walkLeaves(c, func(path string, _ leaf) { keys = append(keys, path) })
+	sort.Strings(keys)
+	return keys
+}
