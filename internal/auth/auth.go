@@ -1,0 +1,211 @@
+// Package auth is how requests in a Kite pool prove who sent them.
+//
+// A pool has an Ed25519 key pair. The private (signing) key stays where
+// tokens are issued, the central manager or a personal pool; every host
+// holds the public key and verifies tokens with it, so an execute host
+// that is taken over cannot mint tokens. A token is a JWT (EdDSA) naming an
+// identity and the authorization levels it grants, with an expiry.
+//
+// Levels follow HTCondor: READ (look), WRITE (submit and change one's own
+// jobs; implies READ), ADMINISTRATOR (change anyone's jobs, priorities,
+// daemons; implies READ and WRITE) and DAEMON (what daemons do to each
+// other; implies READ and WRITE).
+package auth
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Level is a set of authorization levels.
+type Level uint8
+
+// The levels.
+const (
+	Read Level = 1 << iota
+	Write
+	Administrator
+	Daemon
+)
+
+var levelNames = []struct {
+	l    Level
+	name string
+}{{Read, "READ"}, {Write, "WRITE"}, {Administrator, "ADMINISTRATOR"}, {Daemon, "DAEMON"}}
+
+// effective adds the levels a set implies.
+func (l Level) effective() Level {
+	if l&(Administrator|Daemon) != 0 {
+		l |= Read | Write
+	}
+	if l&Write != 0 {
+		l |= Read
+	}
+	return l
+}
+
+// Allows reports whether l grants the level need, counting implied levels.
+func (l Level) Allows(need Level) bool { return l.effective()&need == need }
+
+// String returns the levels as "READ,WRITE".
+func (l Level) String() string {
+	var names []string
+	for _, n := range levelNames {
+		if l&n.l != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseLevels reads levels separated by commas or spaces, in any case.
+func ParseLevels(s string) (Level, error) {
+	var l Level
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		found := false
+		for _, n := range levelNames {
+			if strings.EqualFold(f, n.name) {
+				l |= n.l
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown level %q (levels are READ, WRITE, ADMINISTRATOR, DAEMON)", f)
+		}
+	}
+	if l == 0 {
+		return 0, errors.New("no levels given")
+	}
+	return l, nil
+}
+
+// Identity is who a verified token says its bearer is.
+type Identity struct {
+	Name    string    // e.g. "alice"
+	Levels  Level     // the levels the token grants
+	Expires time.Time // zero for a token that does not expire
+	ID      string    // the token's unique id
+}
+
+// Allows reports whether the identity holds the level need.
+func (id Identity) Allows(need Level) bool { return id.Levels.Allows(need) }
+
+// claims is a token's content.
+type claims struct {
+	jwt.RegisteredClaims
+	Scope string `json:"scope"`
+}
+
+// Issuer signs tokens with the pool's private key.
+type Issuer struct {
+	key  ed25519.PrivateKey
+	pool string
+	now  func() time.Time
+}
+
+// NewIssuer returns an issuer for the pool named pool.
+func NewIssuer(key ed25519.PrivateKey, pool string) *Issuer {
+	return &Issuer{key: key, pool: pool, now: time.Now}
+}
+
+// Issue returns a token for identity with the given levels, valid for ttl
+// (0: no expiry).
+func (i *Issuer) Issue(identity string, levels Level, ttl time.Duration) (string, error) {
+	if identity == "" {
+		return "", errors.New("a token needs an identity")
+	}
+	if levels == 0 {
+		return "", errors.New("a token needs at least one level")
+	}
+	now := i.now()
+	c := claims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:   i.pool,
+			Subject:  identity,
+			IssuedAt: jwt.NewNumericDate(now),
+			ID:       randomID(),
+		},
+		Scope: strings.ReplaceAll(levels.String(), ",", " "),
+	}
+	if ttl > 0 {
+		c.ExpiresAt = jwt.NewNumericDate(now.Add(ttl))
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodEdDSA, c).SignedString(i.key)
+}
+
+// Public returns the public key that verifies this issuer's tokens.
+func (i *Issuer) Public() ed25519.PublicKey { return i.key.Public().(ed25519.PublicKey) }
+
+func randomID() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic("auth: no randomness: " + err.Error())
+	}
+	return hex.EncodeToString(b)
+}
+
+// Verifier checks tokens with the pool's public key.
+type Verifier struct {
+	key  ed25519.PublicKey
+	pool string
+	now  func() time.Time
+}
+
+// NewVerifier returns a verifier for tokens of the pool named pool.
+func NewVerifier(key ed25519.PublicKey, pool string) *Verifier {
+	return &Verifier{key: key, pool: pool, now: time.Now}
+}
+
+// Errors of Verify.
+var (
+	ErrNoToken  = errors.New("no token: present one with --token, KITE_TOKEN or the token file the configuration names")
+	ErrBadToken = errors.New("invalid token")
+)
+
+// Verify checks a token's signature, pool and expiry and returns the
+// identity it carries.
+func (v *Verifier) Verify(token string) (Identity, error) {
+	if token == "" {
+		return Identity{}, ErrNoToken
+	}
+	var c claims
+	_, err := jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) { return v.key, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
+		jwt.WithIssuer(v.pool),
+		jwt.WithTimeFunc(v.now),
+	)
+	if err != nil {
+		return Identity{}, fmt.Errorf("%w: %s", ErrBadToken, reason(err))
+	}
+	levels, err := ParseLevels(c.Scope)
+	if err != nil || c.Subject == "" {
+		return Identity{}, fmt.Errorf("%w: no identity or levels", ErrBadToken)
+	}
+	id := Identity{Name: c.Subject, Levels: levels, ID: c.ID}
+	if c.ExpiresAt != nil {
+		id.Expires = c.ExpiresAt.Time
+	}
+	return id, nil
+}
+
+// reason explains a JWT validation error in a few words.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "it has expired"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return "its signature does not match this pool's key"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return "it was issued for another pool"
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "it is malformed"
+	}
+	return err.Error()
+}
