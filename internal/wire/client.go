@@ -1,0 +1,184 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Connector makes clients for daemons at any address, sharing
+// connections: one per process (or per daemon) is enough.
+type Connector struct {
+	hc     *http.Client
+	scheme string
+	token  func() (string, error)
+}
+
+// ConnectorOptions configure a Connector.
+type ConnectorOptions struct {
+	// Network is where to connect; nil means TCP.
+	Network Network
+	// TLS, when set, makes every connection TLS with this configuration.
+	TLS *tls.Config
+	// Token returns the bearer token to present (nil: none).
+	Token func() (string, error)
+}
+
+// NewConnector returns a connector.
+func NewConnector(o ConnectorOptions) *Connector {
+	network := o.Network
+	if network == nil {
+		network = TCP
+	}
+	tr := &http.Transport{
+		DialContext:         network.DialContext,
+		TLSClientConfig:     o.TLS,
+		MaxIdleConnsPerHost: 16,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   false,
+	}
+	c := &Connector{hc: &http.Client{Transport: tr}, scheme: "http", token: o.Token}
+	if o.TLS != nil {
+		c.scheme = "https"
+	}
+	return c
+}
+
+// StaticToken is a token source that always presents tok.
+func StaticToken(tok string) func() (string, error) {
+	return func() (string, error) { return tok, nil }
+}
+
+// Client calls one daemon.
+type Client struct {
+	c    *Connector
+	base string
+}
+
+// Client returns a client for the daemon at addr (host:port).
+func (c *Connector) Client(addr string) *Client {
+	return &Client{c: c, base: c.scheme + "://" + addr}
+}
+
+// Addr returns the address the client calls.
+func (cl *Client) Addr() string { return cl.base }
+
+// Call sends in (nil: no body) as JSON and decodes the answer into out
+// (nil: ignore it).
+func (cl *Client) Call(ctx context.Context, method, path string, in, out any) error {
+	resp, err := cl.do(ctx, method, path, in)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNoContent || out == nil {
+		io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// Stream sends in and calls each for every item of the streamed answer,
+// in order. It fails if the stream ends without its end marker.
+func (cl *Client) Stream(ctx context.Context, method, path string, in any, each func(item json.RawMessage) error) error {
+	resp, err := cl.do(ctx, method, path, in)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	for sc.Scan() {
+		var line struct {
+			Item  json.RawMessage `json:"item"`
+			End   bool            `json:"end"`
+			Error *Error          `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return fmt.Errorf("%s %s: bad stream line: %w", method, path, err)
+		}
+		switch {
+		case line.Error != nil:
+			return line.Error
+		case line.End:
+			return nil
+		}
+		if err := each(line.Item); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	return fmt.Errorf("%s %s: the answer was cut off", method, path)
+}
+
+// do sends a request and returns a successful response; a failure status
+// becomes the *Error the server sent.
+func (cl *Client) do(ctx context.Context, method, path string, in any) (*http.Response, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, cl.base+path, body)
+	if err != nil {
+		return nil, err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if cl.c.token != nil {
+		tok, err := cl.c.token()
+		if err != nil {
+			return nil, err
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+	}
+	resp, err := cl.c.hc.Do(req)
+	if err != nil {
+		return nil, unreachable(cl.base, err)
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		return nil, decodeError(resp)
+	}
+	return resp, nil
+}
+
+func decodeError(resp *http.Response) error {
+	var eb errorBody
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if json.Unmarshal(data, &eb) == nil && eb.Error != nil {
+		eb.Error.Status = resp.StatusCode
+		return eb.Error
+	}
+	return &Error{Status: resp.StatusCode, Code: CodeInternal, Message: fmt.Sprintf("%s: %s", resp.Status, bytes.TrimSpace(data))}
+}
+
+// ErrUnreachable wraps failures to reach a daemon at all.
+var ErrUnreachable = errors.New("daemon unreachable")
+
+func unreachable(base string, err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: %s: %v", ErrUnreachable, base, err)
+	}
+	return err
+}
