@@ -1,0 +1,85 @@
+package membership
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func fast(name, kind string, join []string) Config {
+	return Config{
+		Name: name, Bind: "127.0.0.1:0", Join: join,
+		Meta:          Meta{Kind: kind, Addr: "127.0.0.1:9" + name[len(name)-1:], Version: "test"},
+		ProbeInterval: 50 * time.Millisecond, ProbeTimeout: 25 * time.Millisecond, SuspicionMult: 2,
+	}
+}
+
+// waitFor reads events until want arrives or the deadline passes.
+func waitFor(t *testing.T, n *Node, kind EventKind, name string, within time.Duration) Member {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case ev, ok := <-n.Events():
+			if !ok {
+				t.Fatal("events closed")
+			}
+			if ev.Kind == kind && ev.Member.Name == name {
+				return ev.Member
+			}
+		case <-deadline:
+			t.Fatalf("no %s event for %s within %v; members %+v", kind, name, within, n.Members())
+		}
+	}
+}
+
+func TestJoinFailLeave(t *testing.T) {
+	seed, err := Start(fast("collector1", "collector", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seed.Shutdown()
+	var others []*Node
+	for i := 2; i <= 4; i++ {
+		n, err := Start(fast(fmt.Sprintf("startd%d", i), "startd", []string{seed.Gossip()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		others = append(others, n)
+	}
+	for _, name := range []string{"startd2", "startd3", "startd4"} {
+		m := waitFor(t, seed, Joined, name, 5*time.Second)
+		if m.Meta.Kind != "startd" || m.Meta.Version != "test" || m.State != Alive {
+			t.Errorf("joined member %+v", m)
+		}
+	}
+	// A member that dies (no goodbye) is declared dead.
+	start := time.Now()
+	others[0].Shutdown()
+	m := waitFor(t, seed, Failed, "startd2", 10*time.Second)
+	if m.State != Dead {
+		t.Errorf("failed member state %s", m.State)
+	}
+	t.Logf("failure detected in %v", time.Since(start))
+	// One that leaves says so.
+	if err := others[1].Leave(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, seed, Departed, "startd3", 10*time.Second)
+	states := map[string]State{}
+	for _, m := range seed.Members() {
+		states[m.Name] = m.State
+	}
+	if states["startd2"] != Dead || states["startd3"] != Left || states["startd4"] != Alive || states["collector1"] != Alive {
+		t.Errorf("states %v", states)
+	}
+	others[2].Shutdown()
+}
+
+func TestMetaTooLarge(t *testing.T) {
+	c := fast("x1", "startd", nil)
+	c.Meta.Addr = string(make([]byte, 600))
+	if _, err := Start(c); err == nil {
+		t.Error("oversized metadata accepted")
+	}
+}
