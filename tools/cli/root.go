@@ -46,7 +46,9 @@ func New() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newClassAdCmd(), newVersionCmd())
+	g := &globals{}
+	g.register(root)
+	root.AddCommand(newClassAdCmd(), newVersionCmd(), newInitCmd(), newTokenCmd(g), newConfigCmd(g))
 	return root
 }
 
