@@ -2,12 +2,13 @@ package parser
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/kite-sched/kite/classad/ast"
 )
@@ -18,182 +19,392 @@ const JSONMaxDepth = MaxDepth
 
 // ParseJSON parses an ad in HTCondor's JSON form (see ast.AppendJSON): an
 // object whose members are attributes. Strings of the form /Expr(...)/ are
-// parsed as expressions; null is UNDEFINED.
+// parsed as expressions; null is UNDEFINED. Ads cross the wire in this
+// form, so it is read by a scanner of its own rather than encoding/json,
+// whose token interface measured at five times the cost.
 func ParseJSON(data []byte) (*ast.Record, error) {
-	dec := newJSONDecoder(bytes.NewReader(data))
-	r, err := dec.record()
+	s := jsonScanner{data: data}
+	s.space()
+	r, err := s.object()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.d.Token(); err != io.EOF {
-		return nil, fmt.Errorf("json ad: unexpected data after the object at offset %d", dec.d.InputOffset())
+	if s.space(); s.pos < len(s.data) {
+		return nil, s.errorf("unexpected data after the object")
 	}
 	return r, nil
 }
 
-// JSONDecoder reads a stream of JSON ads: a sequence of objects or one
-// array of objects (condor_q -json output).
+// JSONDecoder reads a stream of JSON ads: objects one after another, or
+// one array of objects (condor_q -json output).
 type JSONDecoder struct {
-	d       *json.Decoder
+	r       io.Reader
+	s       jsonScanner
+	read    bool
 	inArray bool
-	started bool
-	depth   int
+	err     error
 }
 
-// NewJSONDecoder returns a decoder reading ads from r.
-func NewJSONDecoder(r io.Reader) *JSONDecoder { return newJSONDecoder(r) }
-
-func newJSONDecoder(r io.Reader) *JSONDecoder {
-	d := json.NewDecoder(r)
-	d.UseNumber()
-	return &JSONDecoder{d: d}
-}
+// NewJSONDecoder returns a decoder reading ads from r. It reads r whole
+// before the first ad.
+func NewJSONDecoder(r io.Reader) *JSONDecoder { return &JSONDecoder{r: r} }
 
 // Next returns the next ad, or io.EOF when there are no more.
-func (j *JSONDecoder) Next() (*ast.Record, error) {
-	if !j.started {
-		j.started = true
-		t, err := j.d.Token()
-		switch {
-		case err == io.EOF:
-			return nil, io.EOF
-		case err != nil:
-			return nil, j.wrap(err)
-		case t == json.Delim('{'):
-			return j.object()
-		case t != json.Delim('['):
-			return nil, fmt.Errorf("json ads: expected an object or an array of objects, found %v", t)
-		}
-		j.inArray = true
-	}
-	if !j.d.More() {
-		if j.inArray {
-			j.inArray = false
-			if _, err := j.d.Token(); err != nil {
-				return nil, j.wrap(err)
-			}
-		}
-		return nil, io.EOF
-	}
-	return j.record()
-}
-
-func (j *JSONDecoder) wrap(err error) error {
-	if err == io.EOF {
-		return fmt.Errorf("json ad: unexpected end of input")
-	}
-	return fmt.Errorf("json ad at offset %d: %w", j.d.InputOffset(), err)
-}
-
-func (j *JSONDecoder) record() (*ast.Record, error) {
-	t, err := j.d.Token()
-	if err != nil {
-		return nil, j.wrap(err)
-	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("json ad at offset %d: expected an object, found %v", j.d.InputOffset(), t)
-	}
-	return j.object()
-}
-
-// object reads the members of an object whose '{' has been read.
-func (j *JSONDecoder) object() (*ast.Record, error) {
-	if j.depth++; j.depth > JSONMaxDepth {
-		return nil, fmt.Errorf("json ad: nested more than %d levels deep", JSONMaxDepth)
-	}
-	defer func() { j.depth-- }()
-	r := &ast.Record{At: ast.NoPos}
-	var defs definitions
-	for j.d.More() {
-		t, err := j.d.Token()
-		if err != nil {
-			return nil, j.wrap(err)
-		}
-		name, _ := t.(string)
-		if name == "" {
-			return nil, fmt.Errorf("json ad at offset %d: attribute name must be a non-empty string", j.d.InputOffset())
-		}
-		v, err := j.value()
+func (d *JSONDecoder) Next() (*ast.Record, error) {
+	if !d.read {
+		d.read = true
+		data, err := io.ReadAll(d.r)
 		if err != nil {
 			return nil, err
 		}
-		defs.define(r, ast.Attr{At: ast.NoPos, Name: name, Value: v})
-	}
-	if _, err := j.d.Token(); err != nil {
-		return nil, j.wrap(err)
-	}
-	return r, nil
-}
-
-func (j *JSONDecoder) value() (ast.Expr, error) {
-	t, err := j.d.Token()
-	if err != nil {
-		return nil, j.wrap(err)
-	}
-	switch x := t.(type) {
-	case nil:
-		return ast.Undefined(), nil
-	case bool:
-		return ast.Bool(x), nil
-	case json.Number:
-		return jsonNumber(x)
-	case string:
-		return j.stringValue(x)
-	case json.Delim:
-		switch x {
-		case '{':
-			return j.object()
-		case '[':
-			return j.array()
+		d.s = jsonScanner{data: data}
+		if d.s.space(); d.s.peek() == '[' {
+			d.s.pos++
+			d.inArray = true
 		}
 	}
-	return nil, fmt.Errorf("json ad at offset %d: unexpected %v", j.d.InputOffset(), t)
+	if d.err != nil {
+		return nil, d.err
+	}
+	r, err := d.next()
+	d.err = err
+	return r, err
 }
 
-func (j *JSONDecoder) array() (ast.Expr, error) {
-	if j.depth++; j.depth > JSONMaxDepth {
-		return nil, fmt.Errorf("json ad: nested more than %d levels deep", JSONMaxDepth)
+func (d *JSONDecoder) next() (*ast.Record, error) {
+	s := &d.s
+	s.space()
+	if d.inArray {
+		switch s.peek() {
+		case ']':
+			s.pos++
+			return nil, io.EOF
+		case ',':
+			s.pos++
+			s.space()
+		}
 	}
-	defer func() { j.depth-- }()
+	if s.pos >= len(s.data) {
+		if d.inArray {
+			return nil, s.errorf("unexpected end of input in an array of ads")
+		}
+		return nil, io.EOF
+	}
+	return s.object()
+}
+
+// jsonScanner reads JSON from a byte slice.
+type jsonScanner struct {
+	data  []byte
+	pos   int
+	depth int
+}
+
+func (s *jsonScanner) errorf(format string, args ...any) error {
+	line := 1 + strings.Count(string(s.data[:min(s.pos, len(s.data))]), "\n")
+	return fmt.Errorf("json ad: line %d, offset %d: %s", line, s.pos, fmt.Sprintf(format, args...))
+}
+
+func (s *jsonScanner) peek() byte {
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+func (s *jsonScanner) space() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jsonScanner) expect(c byte) error {
+	s.space()
+	if s.peek() != c {
+		return s.errorf("expected %q, found %s", c, s.found())
+	}
+	s.pos++
+	return nil
+}
+
+func (s *jsonScanner) found() string {
+	if s.pos >= len(s.data) {
+		return "end of input"
+	}
+	return strconv.QuoteRune(rune(s.data[s.pos]))
+}
+
+func (s *jsonScanner) enter() error {
+	if s.depth++; s.depth > JSONMaxDepth {
+		return s.errorf("nested more than %d levels deep", JSONMaxDepth)
+	}
+	return nil
+}
+
+// object reads an object as a record.
+func (s *jsonScanner) object() (*ast.Record, error) {
+	if err := s.expect('{'); err != nil {
+		return nil, err
+	}
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { s.depth-- }()
+	r := &ast.Record{At: ast.NoPos}
+	var defs definitions
+	if s.space(); s.peek() == '}' {
+		s.pos++
+		return r, nil
+	}
+	for {
+		a, err := s.member()
+		if err != nil {
+			return nil, err
+		}
+		defs.define(r, a)
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case '}':
+			s.pos++
+			return r, nil
+		default:
+			return nil, s.errorf("expected ',' or '}' after an attribute, found %s", s.found())
+		}
+	}
+}
+
+// member reads "name": value.
+func (s *jsonScanner) member() (ast.Attr, error) {
+	s.space()
+	if s.peek() != '"' {
+		return ast.Attr{}, s.errorf("expected an attribute name in quotes, found %s", s.found())
+	}
+	name, err := s.str()
+	if err != nil {
+		return ast.Attr{}, err
+	}
+	if name == "" {
+		return ast.Attr{}, s.errorf("attribute name must not be empty")
+	}
+	if err := s.expect(':'); err != nil {
+		return ast.Attr{}, err
+	}
+	v, err := s.value()
+	if err != nil {
+		return ast.Attr{}, err
+	}
+	return ast.Attr{At: ast.NoPos, Name: name, Value: v}, nil
+}
+
+func (s *jsonScanner) value() (ast.Expr, error) {
+	s.space()
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object()
+	case c == '[':
+		return s.array()
+	case c == '"':
+		text, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		return s.stringValue(text)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	}
+	switch {
+	case s.word("true"):
+		return ast.Bool(true), nil
+	case s.word("false"):
+		return ast.Bool(false), nil
+	case s.word("null"):
+		return ast.Undefined(), nil
+	}
+	return nil, s.errorf("expected a value, found %s", s.found())
+}
+
+// word consumes w if the input continues with it.
+func (s *jsonScanner) word(w string) bool {
+	if !bytes.HasPrefix(s.data[s.pos:], []byte(w)) {
+		return false
+	}
+	s.pos += len(w)
+	return true
+}
+
+func (s *jsonScanner) array() (ast.Expr, error) {
+	s.pos++
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { s.depth-- }()
 	l := &ast.List{At: ast.NoPos}
-	for j.d.More() {
-		v, err := j.value()
+	if s.space(); s.peek() == ']' {
+		s.pos++
+		return l, nil
+	}
+	for {
+		v, err := s.value()
 		if err != nil {
 			return nil, err
 		}
 		l.Elems = append(l.Elems, v)
+		s.space()
+		switch s.peek() {
+		case ',':
+			s.pos++
+		case ']':
+			s.pos++
+			return l, nil
+		default:
+			return nil, s.errorf("expected ',' or ']' in a list, found %s", s.found())
+		}
 	}
-	if _, err := j.d.Token(); err != nil {
-		return nil, j.wrap(err)
-	}
-	return l, nil
 }
 
 // stringValue is a string, or the expression in /Expr(...)/.
-func (j *JSONDecoder) stringValue(s string) (ast.Expr, error) {
-	inner, ok := strings.CutPrefix(s, "/Expr(")
+func (s *jsonScanner) stringValue(text string) (ast.Expr, error) {
+	inner, ok := strings.CutPrefix(text, "/Expr(")
 	if !ok || !strings.HasSuffix(inner, ")/") {
-		return ast.Str(s), nil
+		return ast.Str(text), nil
 	}
-	e, err := ParseExpr(inner[:len(inner)-2])
+	src := inner[:len(inner)-2]
+	e, err := ParseExpr(src)
 	if err != nil {
-		return nil, fmt.Errorf("json ad at offset %d: expression %q: %w", j.d.InputOffset(), inner[:len(inner)-2], err)
+		return nil, s.errorf("expression %q: %v", src, err)
 	}
 	return e, nil
 }
 
-// jsonNumber is an integer literal when the number has no fraction or
-// exponent and fits in 64 bits, else a real.
-func jsonNumber(n json.Number) (ast.Expr, error) {
-	s := n.String()
-	if !strings.ContainsAny(s, ".eE") {
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+// number reads a JSON number: an integer literal when it has no fraction
+// or exponent and fits in 64 bits, else a real.
+func (s *jsonScanner) number() (ast.Expr, error) {
+	start := s.pos
+	isReal := false
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		if c == '.' || c == 'e' || c == 'E' {
+			isReal = true
+		} else if !(c >= '0' && c <= '9' || c == '-' || c == '+') {
+			break
+		}
+		s.pos++
+	}
+	text := string(s.data[start:s.pos])
+	if !isReal {
+		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
 			return ast.Int(i), nil
 		}
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(text, 64)
 	if err != nil && !math.IsInf(f, 0) {
-		return nil, fmt.Errorf("json ad: bad number %s", s)
+		s.pos = start
+		return nil, s.errorf("bad number %q", text)
 	}
 	return ast.Real(f), nil
+}
+
+// str reads a JSON string, decoding its escapes.
+func (s *jsonScanner) str() (string, error) {
+	s.pos++ // the opening quote
+	start := s.pos
+	for s.pos < len(s.data) {
+		switch c := s.data[s.pos]; {
+		case c == '"':
+			text := validUTF8(string(s.data[start:s.pos]))
+			s.pos++
+			return text, nil
+		case c == '\\':
+			return s.escapedStr(start)
+		case c < 0x20:
+			return "", s.errorf("control character in a string")
+		}
+		s.pos++
+	}
+	return "", s.errorf("string not terminated")
+}
+
+// escapedStr reads the rest of a string that has escapes.
+func (s *jsonScanner) escapedStr(start int) (string, error) {
+	var b strings.Builder
+	b.Write(s.data[start:s.pos])
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			s.pos++
+			return validUTF8(b.String()), nil
+		case c < 0x20:
+			return "", s.errorf("control character in a string")
+		case c != '\\':
+			b.WriteByte(c)
+			s.pos++
+			continue
+		}
+		if err := s.escape(&b); err != nil {
+			return "", err
+		}
+	}
+	return "", s.errorf("string not terminated")
+}
+
+var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// escape decodes the escape at s.pos (a backslash).
+func (s *jsonScanner) escape(b *strings.Builder) error {
+	if s.pos+1 >= len(s.data) {
+		return s.errorf("string not terminated")
+	}
+	e := s.data[s.pos+1]
+	if r := jsonEscapes[e]; r != 0 {
+		b.WriteByte(r)
+		s.pos += 2
+		return nil
+	}
+	if e != 'u' {
+		return s.errorf("bad escape \\%c", e)
+	}
+	r, n := s.hex4(s.pos + 2)
+	if n < 0 {
+		return s.errorf("bad \\u escape")
+	}
+	s.pos = n
+	if utf16.IsSurrogate(r) && s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
+		if r2, n2 := s.hex4(s.pos + 2); n2 >= 0 {
+			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+				r, s.pos = d, n2
+			}
+		}
+	}
+	b.WriteRune(r)
+	return nil
+}
+
+// hex4 reads four hex digits at i, returning the rune and the offset after
+// them (-1 if they are not hex digits).
+func (s *jsonScanner) hex4(i int) (rune, int) {
+	if i+4 > len(s.data) {
+		return 0, -1
+	}
+	v, err := strconv.ParseUint(string(s.data[i:i+4]), 16, 32)
+	if err != nil {
+		return 0, -1
+	}
+	return rune(v), i + 4
+}
+
+// validUTF8 replaces invalid UTF-8, as JSON text must be UTF-8 (and as
+// encoding/json does).
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
