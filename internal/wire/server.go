@@ -49,6 +49,10 @@ func (r *Request) Decode(v any) error {
 		if errors.As(err, &mbe) {
 			return err
 		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return BadRequest("request body: offset %d: %v", se.Offset, err)
+		}
 		return BadRequest("request body: %v", err)
 	}
 	if dec.More() {
@@ -212,6 +216,23 @@ func (s *Stream) Send(v any) error {
 		return err
 	}
 	if s.count%256 == 0 && s.bw.Buffered() > 32<<10 {
+		return s.Flush()
+	}
+	return nil
+}
+
+// SendJSON writes one item already encoded as JSON (trusted to be valid),
+// without encoding/json's copy and check: ads are written with
+// classad.AppendJSON.
+func (s *Stream) SendJSON(item []byte) error {
+	s.start()
+	s.count++
+	s.bw.WriteString(`{"item":`)
+	s.bw.Write(item)
+	if _, err := s.bw.WriteString("}\n"); err != nil {
+		return err
+	}
+	if s.bw.Buffered() > 32<<10 {
 		return s.Flush()
 	}
 	return nil

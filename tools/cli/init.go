@@ -49,6 +49,9 @@ signing_key = "pool.key"
 public_key = "pool.pub"
 token_file = "kite.token"
 state_dir = "state"
+
+[collector]
+listen = "{{.Collector}}"
 `))
 
 func (o *initOptions) run(c *cobra.Command) error {
@@ -93,7 +96,8 @@ func writeAdminToken(dir, pool, admin string) error {
 	if err != nil {
 		return err
 	}
-	tok, err := auth.NewIssuer(key, pool).Issue(admin, auth.Administrator, 0)
+	// The pool's owner may do anything in it, advertising ads included.
+	tok, err := auth.NewIssuer(key, pool).Issue(admin, auth.Administrator|auth.Daemon, 0)
 	if err != nil {
 		return err
 	}

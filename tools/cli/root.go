@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Main runs kite with the process's arguments and returns its exit status.
@@ -21,7 +23,7 @@ func Main() int {
 // status: 0 on success, 1 on error, 2 on a usage error.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := New()
-	root.SetArgs(args)
+	root.SetArgs(htcondorArgs(root, args))
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -48,7 +50,8 @@ func New() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	g := &globals{}
 	g.register(root)
-	root.AddCommand(newClassAdCmd(), newVersionCmd(), newInitCmd(), newTokenCmd(g), newConfigCmd(g))
+	root.AddCommand(newClassAdCmd(), newVersionCmd(), newInitCmd(), newTokenCmd(g), newConfigCmd(g),
+		newCollectorCmd(g), newStatusCmd(g), newAdvertiseCmd(g), newMembersCmd(g))
 	return root
 }
 
@@ -57,3 +60,38 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// htcondorArgs accepts HTCondor's single-dash long options: -long, -af,
+// -constraint EXPR, -af:h. A single-dash word naming a long flag of any
+// command becomes the double-dash form; "-af:lh" becomes "--af=lh".
+func htcondorArgs(root *cobra.Command, args []string) []string {
+	long := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == "--" {
+			copy(out[i:], args[i:])
+			break
+		}
+		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		name, rest := a[1:], ""
+		if j := strings.IndexAny(name, "=:"); j >= 0 {
+			name, rest = name[:j], "="+name[j+1:]
+		}
+		if long[name] {
+			out[i] = "--" + name + rest
+		}
+	}
+	return out
+}

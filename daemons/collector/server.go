@@ -1,0 +1,288 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/config"
+	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/membership"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// Config is the collector's runtime configuration.
+type Config struct {
+	Listen          string        // host:port to serve
+	AdLifetime      time.Duration // life of an ad without updates
+	DeadMemberGrace time.Duration // how long a dead member's ads stay, marked absent
+	MaxBodyBytes    int64         // bound on one request body
+	// Housekeeping is how often expired ads are removed and the
+	// collector's own ad refreshed.
+	Housekeeping time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// ConfigFrom takes the collector's section of a host configuration.
+func ConfigFrom(c *config.Config) Config {
+	return Config{
+		Listen:          c.Collector.Listen,
+		AdLifetime:      c.Collector.AdLifetime.Duration,
+		DeadMemberGrace: c.Collector.DeadMemberGrace.Duration,
+		MaxBodyBytes:    c.Collector.MaxBodyBytes,
+		Housekeeping:    time.Second,
+	}
+}
+
+// Server is the collector daemon.
+type Server struct {
+	env    *daemon.Env
+	cfg    Config
+	log    *slog.Logger
+	store  *Store
+	now    func() time.Time
+	start  time.Time
+	ready  chan struct{}
+	mu     sync.Mutex
+	addr   string
+	gossip *membership.Node
+}
+
+// New returns a collector; Run starts it.
+func New(env *daemon.Env, cfg Config) (*Server, error) {
+	if cfg.AdLifetime <= 0 || cfg.Housekeeping <= 0 {
+		return nil, errors.New("collector: ad lifetime and housekeeping interval must be positive")
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Server{
+		env: env, cfg: cfg, log: env.Log.With("component", "collector"),
+		store: NewStore(cfg.AdLifetime), now: now, start: now(), ready: make(chan struct{}),
+	}, nil
+}
+
+// Store returns the collector's ad store.
+func (s *Server) Store() *Store { return s.store }
+
+// Ready is closed once the collector serves requests.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Addr returns the address the collector serves (valid once Ready).
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// Run serves until ctx is done, then leaves the gossip and stops.
+func (s *Server) Run(ctx context.Context) error {
+	l, err := s.env.Listen(s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("collector: %w", err)
+	}
+	addr := wire.HostPort(l)
+	s.mu.Lock()
+	s.addr = addr
+	s.mu.Unlock()
+	node, err := s.env.JoinPool(ctx, "collector", daemon.MemberName("collector", addr), addr)
+	if err != nil {
+		l.Close()
+		return fmt.Errorf("collector: %w", err)
+	}
+	s.gossip = node
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { s.housekeep(ctx) })
+	if node != nil {
+		wg.Go(func() { s.watchMembers(ctx, node) })
+	}
+	s.log.Info("serving", "addr", addr)
+	close(s.ready)
+	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second)
+	cancel()
+	if node != nil {
+		node.Leave(time.Second)
+	}
+	wg.Wait()
+	return err
+}
+
+// mux builds the collector's endpoints.
+func (s *Server) mux() *wire.Mux {
+	m := s.env.Mux()
+	m.SetMaxBody(s.cfg.MaxBodyBytes)
+	m.Handle("POST "+wire.PathAds, auth.Daemon, s.handleUpdate)
+	m.Handle("POST "+wire.PathInvalidate, auth.Daemon, s.handleInvalidate)
+	m.HandleStream("POST "+wire.PathQuery, auth.Read, s.handleQuery)
+	m.Handle("GET "+wire.PathMembers, auth.Read, s.handleMembers)
+	m.Handle("GET "+wire.PathGossip, auth.Read, s.handleGossip)
+	return m
+}
+
+func (s *Server) handleUpdate(ctx context.Context, r *wire.Request) (any, error) {
+	var req wire.UpdateAds
+	if err := r.Decode(&req); err != nil {
+		return nil, err
+	}
+	stored, stale, err := s.store.Update(req.Ads, s.now())
+	if err != nil {
+		return nil, wire.BadRequest("%v", err)
+	}
+	return wire.UpdateAdsResult{Stored: stored, Stale: stale}, nil
+}
+
+func (s *Server) handleInvalidate(ctx context.Context, r *wire.Request) (any, error) {
+	var req wire.Invalidate
+	if err := r.Decode(&req); err != nil {
+		return nil, err
+	}
+	if req.Type == "" {
+		return nil, wire.BadRequest("invalidate: the ad type is required")
+	}
+	p, err := compileConstraint(req.Constraint)
+	if err != nil {
+		return nil, err
+	}
+	return wire.InvalidateResult{Removed: s.store.Invalidate(req.Type, req.Names, p)}, nil
+}
+
+func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Stream) error {
+	var q wire.Query
+	if err := r.Decode(&q); err != nil {
+		return err
+	}
+	p, err := compileConstraint(q.Constraint)
+	if err != nil {
+		return err
+	}
+	if q.Limit < 0 {
+		return wire.BadRequest("query: limit must not be negative")
+	}
+	if q.Type == "" || ast.EqualFold(q.Type, wire.TypeCollector) {
+		s.refreshOwnAd() // its counters as of now
+	}
+	var buf []byte
+	for _, ad := range s.store.Query(q.Type, p, q.Limit, q.Absent) {
+		if len(q.Projection) > 0 {
+			ad = project(ad, q.Projection)
+		}
+		buf = classad.AppendJSON(buf[:0], ad, false)
+		if err := out.SendJSON(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compileConstraint compiles a query's constraint; "" is none.
+func compileConstraint(src string) (*classad.Program, error) {
+	if src == "" {
+		return nil, nil
+	}
+	p, err := classad.Compile(src, classad.Filename("constraint"))
+	if err != nil {
+		return nil, wire.BadRequest("%v", err)
+	}
+	return p, nil
+}
+
+// project returns an ad holding only the named attributes of ad.
+func project(ad *classad.Ad, names []string) *classad.Ad {
+	out := classad.NewAd()
+	for _, n := range names {
+		if i := ad.Index(n); i >= 0 {
+			out.Set(ad.Name(i), ad.Expr(i))
+		}
+	}
+	return out
+}
+
+func (s *Server) handleMembers(ctx context.Context, r *wire.Request) (any, error) {
+	out := wire.Members{Members: []wire.Member{}}
+	if s.gossip == nil {
+		return out, nil
+	}
+	for _, m := range s.gossip.Members() {
+		out.Members = append(out.Members, wire.Member{
+			Name: m.Name, Kind: m.Meta.Kind, Addr: m.Meta.Addr, Gossip: m.Gossip,
+			State: string(m.State), Since: m.Since, Version: m.Meta.Version,
+		})
+	}
+	return out, nil
+}
+
+func (s *Server) handleGossip(ctx context.Context, r *wire.Request) (any, error) {
+	if s.gossip == nil {
+		return wire.GossipInfo{}, nil
+	}
+	return wire.GossipInfo{Addr: s.gossip.Gossip()}, nil
+}
+
+// housekeep removes expired ads and refreshes the collector's own ad.
+func (s *Server) housekeep(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Housekeeping)
+	defer t.Stop()
+	for {
+		s.refreshOwnAd()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if n := s.store.Expire(s.now(), s.cfg.DeadMemberGrace); n > 0 {
+				s.log.Debug("expired ads", "count", n)
+			}
+		}
+	}
+}
+
+// watchMembers marks the ads of members gossip reports gone.
+func (s *Server) watchMembers(ctx context.Context, node *membership.Node) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-node.Events():
+			if !ok {
+				return
+			}
+			if ev.Kind == membership.Failed || ev.Kind == membership.Departed {
+				n := s.store.MarkAbsent(ev.Member.Name, s.now())
+				s.log.Info("member gone", "member", ev.Member.Name, "event", ev.Kind.String(), "ads", n)
+			}
+		}
+	}
+}
+
+// refreshOwnAd stores the collector's own ad with its counters.
+func (s *Server) refreshOwnAd() {
+	byType, updates, queries := s.store.Stats()
+	ad := classad.NewAd()
+	host, _, _ := net.SplitHostPort(s.Addr())
+	ad.Set(wire.AttrMyType, ast.Str(wire.TypeCollector))
+	ad.Set(wire.AttrName, ast.Str("collector@"+host))
+	ad.Set(wire.AttrMyAddress, ast.Str(s.Addr()))
+	ad.Set(wire.AttrStartTime, ast.Int(s.start.Unix()))
+	ad.Set(wire.AttrSequence, ast.Int(s.now().UnixNano()))
+	ad.Set("UpdatesReceived", ast.Int(updates))
+	ad.Set("QueriesReceived", ast.Int(queries))
+	for typ, n := range byType {
+		if typ != wire.TypeCollector && ast.IsPlainName("Num"+typ+"Ads") {
+			ad.Set("Num"+typ+"Ads", ast.Int(int64(n)))
+		}
+	}
+	if s.gossip != nil {
+		ad.Set("GossipAddress", ast.Str(s.gossip.Gossip()))
+	}
+	s.store.update([]*classad.Ad{ad}, s.now())
+}

@@ -1,0 +1,256 @@
+package collector
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/classad/eval"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// Store holds the pool's ads, keyed by (MyType, Name) without case. It is
+// soft state, rebuilt from updates after a restart. Stored ads are never
+// changed; an update replaces the ad, so readers use ads without locks.
+type Store struct {
+	mu       sync.RWMutex
+	ads      map[key]*entry
+	lifetime time.Duration
+	updates  int64
+	queries  int64
+}
+
+type key struct{ typ, name string }
+
+type entry struct {
+	ad      *classad.Ad
+	typ     string // as the ad spells it
+	name    string
+	expires time.Time
+	start   int64 // DaemonStartTime
+	seq     int64 // UpdateSequenceNumber
+	member  string
+	absent  time.Time // when its member was reported dead; zero while alive
+	count   int64     // updates received
+}
+
+// NewStore returns an empty store in which ads live lifetime without an
+// update, unless they say otherwise (ClassAdLifetime).
+func NewStore(lifetime time.Duration) *Store {
+	return &Store{ads: map[key]*entry{}, lifetime: lifetime}
+}
+
+func keyOf(typ, name string) key { return key{ast.Lower(typ), ast.Lower(name)} }
+
+// adString returns a string attribute of an ad, if it is a string literal.
+func adString(ad *classad.Ad, name string) (string, bool) {
+	e, ok := ad.Lookup(name)
+	if !ok {
+		return "", false
+	}
+	l, ok := e.(*ast.Literal)
+	if !ok || l.Kind != ast.StringLit {
+		return "", false
+	}
+	return l.Str, true
+}
+
+// adInt returns an integer attribute of an ad, if it is an integer literal.
+func adInt(ad *classad.Ad, name string) (int64, bool) {
+	e, ok := ad.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	if l, ok := e.(*ast.Literal); ok && l.Kind == ast.IntLit {
+		return l.Int, true
+	}
+	return 0, false
+}
+
+// check returns what is wrong with an ad as an update, if anything.
+func check(ad *classad.Ad) (typ, name string, err error) {
+	typ, ok := adString(ad, wire.AttrMyType)
+	if !ok || typ == "" {
+		return "", "", fmt.Errorf("no %s string attribute", wire.AttrMyType)
+	}
+	name, ok = adString(ad, wire.AttrName)
+	if !ok || name == "" {
+		return "", "", fmt.Errorf("no %s string attribute", wire.AttrName)
+	}
+	if e, ok := ad.Lookup(wire.AttrLifetime); ok {
+		if l, isLit := e.(*ast.Literal); !isLit || l.Kind != ast.IntLit || l.Int <= 0 {
+			return "", "", fmt.Errorf("%s must be a positive integer (seconds)", wire.AttrLifetime)
+		}
+	}
+	return typ, name, nil
+}
+
+// Update stores ads, checked beforehand: all or nothing. It returns how
+// many were stored and how many ignored as stale.
+func (s *Store) Update(ads []*classad.Ad, now time.Time) (stored, stale int, err error) {
+	stored, stale, err = s.update(ads, now)
+	if err == nil {
+		s.mu.Lock()
+		s.updates += int64(len(ads))
+		s.mu.Unlock()
+	}
+	return stored, stale, err
+}
+
+// update stores ads without counting them as updates received.
+func (s *Store) update(ads []*classad.Ad, now time.Time) (stored, stale int, err error) {
+	entries := make([]*entry, len(ads))
+	for i, ad := range ads {
+		typ, name, err := check(ad)
+		if err != nil {
+			return 0, 0, fmt.Errorf("ad %d: %w", i+1, err)
+		}
+		e := &entry{ad: ad, typ: typ, name: name, expires: now.Add(s.lifetime)}
+		e.start, _ = adInt(ad, wire.AttrStartTime)
+		e.seq, _ = adInt(ad, wire.AttrSequence)
+		e.member, _ = adString(ad, wire.AttrMember)
+		if life, ok := adInt(ad, wire.AttrLifetime); ok {
+			e.expires = now.Add(time.Duration(life) * time.Second)
+		}
+		entries[i] = e
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range entries {
+		if s.put(e, now) {
+			stored++
+		} else {
+			stale++
+		}
+	}
+	return stored, stale, nil
+}
+
+// put stores e unless the stored ad of its key is newer.
+func (s *Store) put(e *entry, now time.Time) bool {
+	k := keyOf(e.typ, e.name)
+	old := s.ads[k]
+	if old != nil && (e.start < old.start || e.start == old.start && e.seq < old.seq) {
+		return false
+	}
+	e.count = 1
+	if old != nil {
+		e.count = old.count + 1
+	}
+	e.ad.Set(wire.AttrLastHeard, ast.Int(now.Unix()))
+	e.ad.Set(wire.AttrUpdateCount, ast.Int(e.count))
+	s.ads[k] = e
+	return true
+}
+
+// Invalidate removes ads of a type by name and, with a constraint, those
+// matching it.
+func (s *Store) Invalidate(typ string, names []string, constraint *classad.Program) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	removed := 0
+	for _, n := range names {
+		if _, ok := s.ads[keyOf(typ, n)]; ok {
+			delete(s.ads, keyOf(typ, n))
+			removed++
+		}
+	}
+	if constraint == nil {
+		return removed
+	}
+	var st eval.State
+	for k, e := range s.ads {
+		if ast.EqualFold(e.typ, typ) && matches(&st, constraint, e.ad) {
+			delete(s.ads, k)
+			removed++
+		}
+	}
+	return removed
+}
+
+func matches(st *eval.State, p *classad.Program, ad *classad.Ad) bool {
+	st.Reset(ad, nil)
+	return st.Eval(p).IsTrue()
+}
+
+// Query returns the ads of a type ("" for all) that make the constraint
+// true (nil for all), sorted by type and name, at most limit of them (0:
+// no limit). Absent ads are left out unless absent is set.
+func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent bool) []*classad.Ad {
+	s.mu.RLock()
+	candidates := make([]*entry, 0, len(s.ads))
+	for _, e := range s.ads {
+		if (typ == "" || ast.EqualFold(e.typ, typ)) && (absent || e.absent.IsZero()) {
+			candidates = append(candidates, e)
+		}
+	}
+	s.queries++
+	s.mu.RUnlock()
+	slices.SortFunc(candidates, func(a, b *entry) int {
+		if c := strings.Compare(a.typ, b.typ); c != 0 {
+			return c
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	var st eval.State
+	out := make([]*classad.Ad, 0, min(len(candidates), max(limit, 64)))
+	for _, e := range candidates {
+		if constraint != nil && !matches(&st, constraint, e.ad) {
+			continue
+		}
+		out = append(out, e.ad)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+// Expire removes ads past their lifetime and ads absent for longer than
+// grace, and returns how many it removed.
+func (s *Store) Expire(now time.Time, grace time.Duration) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	removed := 0
+	for k, e := range s.ads {
+		if now.After(e.expires) || !e.absent.IsZero() && now.Sub(e.absent) > grace {
+			delete(s.ads, k)
+			removed++
+		}
+	}
+	return removed
+}
+
+// MarkAbsent marks the ads advertised by a member that gossip reports
+// dead: they leave query answers and are dropped after the grace period.
+func (s *Store) MarkAbsent(member string, now time.Time) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for k, e := range s.ads {
+		if e.member == member && e.absent.IsZero() {
+			marked := *e // stored ads are not changed in place: readers hold them
+			marked.ad = e.ad.Clone()
+			marked.ad.Set(wire.AttrAbsent, ast.Bool(true))
+			marked.absent = now
+			s.ads[k] = &marked
+			n++
+		}
+	}
+	return n
+}
+
+// Stats returns counters: ads by type, updates and queries received.
+func (s *Store) Stats() (byType map[string]int, updates, queries int64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	byType = map[string]int{}
+	for _, e := range s.ads {
+		byType[e.typ]++
+	}
+	return byType, s.updates, s.queries
+}

@@ -1,0 +1,102 @@
+package wire
+
+import (
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+)
+
+// The collector's endpoints.
+const (
+	// PathAds is POST: store ads (UpdateAds → UpdateAdsResult; DAEMON).
+	PathAds = "/v1/ads"
+	// PathInvalidate is POST: remove ads (Invalidate → InvalidateResult; DAEMON).
+	PathInvalidate = "/v1/ads/invalidate"
+	// PathQuery is POST: ads matching a query, streamed (Query → one
+	// *classad.Ad per item; READ).
+	PathQuery = "/v1/ads/query"
+	// PathMembers is GET: the pool's members and their health
+	// (→ Members; READ).
+	PathMembers = "/v1/members"
+)
+
+// Ad types (MyType) the collector knows; any other is stored as it comes.
+const (
+	TypeSlot       = "Machine"
+	TypeScheduler  = "Scheduler"
+	TypeSubmitter  = "Submitter"
+	TypeNegotiator = "Negotiator"
+	TypeMaster     = "DaemonMaster"
+	TypeCollector  = "Collector"
+	TypeAccount    = "Accounting"
+)
+
+// Attributes the collector reads or sets on ads.
+const (
+	AttrMyType      = "MyType"
+	AttrName        = "Name"
+	AttrLifetime    = "ClassAdLifetime"      // seconds this ad lives without an update
+	AttrStartTime   = "DaemonStartTime"      // when the advertising daemon started (Unix seconds)
+	AttrSequence    = "UpdateSequenceNumber" // increases with each update a daemon sends
+	AttrMember      = "KiteMember"           // gossip name of the advertising daemon
+	AttrLastHeard   = "LastHeardFrom"        // set by the collector: Unix seconds of the last update
+	AttrUpdateCount = "UpdatesTotal"         // set by the collector: updates received for the ad
+	AttrAbsent      = "Absent"               // set by the collector when the ad's member died
+	AttrMyAddress   = "MyAddress"            // where the advertising daemon serves (host:port)
+)
+
+// UpdateAds stores or replaces ads, each keyed by MyType and Name. An ad
+// older than the stored one (by DaemonStartTime, then
+// UpdateSequenceNumber) is ignored.
+type UpdateAds struct {
+	Ads []*classad.Ad `json:"ads"`
+}
+
+// UpdateAdsResult says what became of an UpdateAds.
+type UpdateAdsResult struct {
+	Stored int `json:"stored"`
+	Stale  int `json:"stale"` // ignored as older than what was stored
+}
+
+// Invalidate removes ads of one type: those named, and those matching
+// the constraint when it is set.
+type Invalidate struct {
+	Type       string   `json:"type"`
+	Names      []string `json:"names,omitempty"`
+	Constraint string   `json:"constraint,omitempty"`
+}
+
+// InvalidateResult says how many ads were removed.
+type InvalidateResult struct {
+	Removed int `json:"removed"`
+}
+
+// Query asks for ads.
+type Query struct {
+	// Type is the MyType to return; "" returns every type.
+	Type string `json:"type,omitempty"`
+	// Constraint is a ClassAd expression an ad must make true.
+	Constraint string `json:"constraint,omitempty"`
+	// Projection lists the attributes to return; empty returns whole ads.
+	Projection []string `json:"projection,omitempty"`
+	// Limit caps the number of ads returned; 0 means no cap.
+	Limit int `json:"limit,omitempty"`
+	// Absent includes ads whose daemon gossip reports dead.
+	Absent bool `json:"absent,omitempty"`
+}
+
+// Members is the pool's membership as the collector's gossip sees it.
+type Members struct {
+	Members []Member `json:"members"`
+}
+
+// Member is one daemon in the pool.
+type Member struct {
+	Name    string    `json:"name"`
+	Kind    string    `json:"kind"`
+	Addr    string    `json:"addr"`
+	Gossip  string    `json:"gossip"`
+	State   string    `json:"state"`
+	Since   time.Time `json:"since"`
+	Version string    `json:"version,omitempty"`
+}

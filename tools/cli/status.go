@@ -1,0 +1,273 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+type statusOptions struct {
+	g                                           *globals
+	long, json, total, absent                   bool
+	schedd, submitters, negotiator, master, any bool
+	collector                                   bool
+	constraint                                  []string
+	af                                          string
+	afSet                                       bool
+	limit                                       int
+}
+
+func newStatusCmd(g *globals) *cobra.Command {
+	o := &statusOptions{g: g}
+	c := &cobra.Command{
+		Use:   "status [options] [name...]",
+		Short: "Show the pool's slots and daemons (condor_status)",
+		Long: `Show the slots of the pool and a summary by platform, or other daemons' ads.
+
+Names select slots (or daemons) by Name or by Machine. HTCondor's
+single-dash options work too: kite status -af Name Memory.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.afSet = c.Flags().Changed("af")
+			return o.run(c.Context(), c.OutOrStdout(), args)
+		},
+	}
+	f := c.Flags()
+	f.BoolVarP(&o.long, "long", "l", false, "print whole ads")
+	f.BoolVar(&o.json, "json", false, "print ads as JSON")
+	f.BoolVar(&o.total, "total", false, "print only the summary")
+	f.BoolVar(&o.absent, "absent", false, "show only ads whose daemon gossip reports dead")
+	f.BoolVar(&o.schedd, "schedd", false, "show schedds")
+	f.BoolVar(&o.submitters, "submitters", false, "show submitters")
+	f.BoolVar(&o.negotiator, "negotiator", false, "show negotiators")
+	f.BoolVar(&o.master, "master", false, "show masters")
+	f.BoolVar(&o.collector, "collector", false, "show collectors")
+	f.BoolVar(&o.any, "any", false, "show every ad")
+	f.StringArrayVar(&o.constraint, "constraint", nil, "only ads for which the expression is true")
+	f.StringVar(&o.af, "af", "", "print the values of the attributes or expressions given as arguments (-af:[lhVr,tng])")
+	f.Lookup("af").NoOptDefVal = " "
+	f.IntVar(&o.limit, "limit", 0, "show at most this many ads")
+	return c
+}
+
+// adType returns the MyType the options ask for ("" for all).
+func (o *statusOptions) adType() string {
+	switch {
+	case o.any:
+		return ""
+	case o.schedd:
+		return wire.TypeScheduler
+	case o.submitters:
+		return wire.TypeSubmitter
+	case o.negotiator:
+		return wire.TypeNegotiator
+	case o.master:
+		return wire.TypeMaster
+	case o.collector:
+		return wire.TypeCollector
+	}
+	return wire.TypeSlot
+}
+
+func (o *statusOptions) run(ctx context.Context, w io.Writer, args []string) error {
+	var af *autoFormat
+	var err error
+	if o.afSet {
+		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args); err != nil {
+			return err
+		}
+		args = nil
+	}
+	q := wire.Query{Type: o.adType(), Constraint: o.query(args), Limit: o.limit, Absent: o.absent}
+	if af != nil && !af.raw {
+		q.Projection = af.references()
+	}
+	ads, err := o.fetch(ctx, q)
+	if err != nil {
+		return err
+	}
+	switch {
+	case af != nil:
+		return af.print(w, ads)
+	case o.long:
+		return printLong(w, ads)
+	case o.json:
+		return printJSON(w, ads)
+	}
+	return o.printTable(w, ads)
+}
+
+// query combines -constraint options, -absent and name arguments.
+func (o *statusOptions) query(names []string) string {
+	var parts []string
+	for _, c := range o.constraint {
+		parts = append(parts, "("+c+")")
+	}
+	if o.absent {
+		parts = append(parts, "(Absent =?= true)")
+	}
+	if len(names) > 0 {
+		var or []string
+		for _, n := range names {
+			q := strconv.Quote(n)
+			or = append(or, fmt.Sprintf("Name == %s || Machine == %s", q, q))
+		}
+		parts = append(parts, "("+strings.Join(or, " || ")+")")
+	}
+	return strings.Join(parts, " && ")
+}
+
+func (o *statusOptions) fetch(ctx context.Context, q wire.Query) ([]*classad.Ad, error) {
+	cfg, err := o.g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := o.g.connector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return queryAds(ctx, conn.Client(cfg.Pool.Collector), q)
+}
+
+// queryAds runs a collector query and decodes the streamed ads.
+func queryAds(ctx context.Context, c *wire.Client, q wire.Query) ([]*classad.Ad, error) {
+	var ads []*classad.Ad
+	err := c.Stream(ctx, "POST", wire.PathQuery, q, func(item json.RawMessage) error {
+		ad, err := classad.ParseJSON(item)
+		if err != nil {
+			return fmt.Errorf("collector sent a bad ad: %w", err)
+		}
+		ads = append(ads, ad)
+		return nil
+	})
+	return ads, err
+}
+
+func (o *statusOptions) printTable(w io.Writer, ads []*classad.Ad) error {
+	switch o.adType() {
+	case wire.TypeSlot:
+		if !o.total {
+			if err := slotTable(ads).write(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		}
+		return slotSummary(ads).write(w)
+	case "":
+		return adsTable(ads, "MyType", "TargetType", "Name").write(w)
+	case wire.TypeScheduler, wire.TypeSubmitter:
+		return adsTable(ads, "Name", "Machine", "RunningJobs", "IdleJobs", "HeldJobs").write(w)
+	}
+	return adsTable(ads, "Name", "MyAddress").write(w)
+}
+
+// str evaluates an attribute of an ad for display.
+func str(ad *classad.Ad, name string) string {
+	v, _ := classad.EvalAttr(ad, name, nil)
+	if v.IsUndefined() {
+		return ""
+	}
+	return formatValue(v, false)
+}
+
+func adsTable(ads []*classad.Ad, cols ...string) *table {
+	t := &table{headers: cols, right: make([]bool, len(cols))}
+	for _, ad := range ads {
+		row := make([]string, len(cols))
+		for i, c := range cols {
+			row[i] = str(ad, c)
+		}
+		t.add(row...)
+	}
+	return t
+}
+
+// slotTable is condor_status's default view of slots.
+func slotTable(ads []*classad.Ad) *table {
+	t := &table{
+		headers: []string{"Name", "OpSys", "Arch", "State", "Activity", "LoadAv", "Mem", "ActvtyTime"},
+		right:   []bool{false, false, false, false, false, true, true, true},
+	}
+	now := time.Now().Unix()
+	for _, ad := range ads {
+		load := "0.000"
+		if v, _ := classad.EvalAttr(ad, "LoadAvg", nil); v.IsNumber() {
+			f, _ := v.NumberValue()
+			load = fmt.Sprintf("%.3f", f)
+		}
+		since := now
+		if v, _ := classad.EvalAttr(ad, "EnteredCurrentActivity", nil); v.IsNumber() {
+			f, _ := v.NumberValue()
+			since = int64(f)
+		}
+		t.add(str(ad, "Name"), str(ad, "OpSys"), str(ad, "Arch"), str(ad, "State"), str(ad, "Activity"),
+			load, str(ad, "Memory"), formatDuration(now-since))
+	}
+	return t
+}
+
+// formatDuration is HTCondor's d+hh:mm:ss.
+func formatDuration(secs int64) string {
+	secs = max(secs, 0)
+	return fmt.Sprintf("%d+%02d:%02d:%02d", secs/86400, secs%86400/3600, secs%3600/60, secs%60)
+}
+
+// slotStates are the summary's columns after Total, and the State each
+// counts (Backfill idle is BkIdle).
+var slotStates = []string{"Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drained", "Backfill"}
+
+// slotSummary counts slots by platform and state.
+func slotSummary(ads []*classad.Ad) *table {
+	counts := map[string][]int{}
+	for _, ad := range ads {
+		platform := str(ad, "Arch") + "/" + str(ad, "OpSys")
+		c := counts[platform]
+		if c == nil {
+			c = make([]int, len(slotStates)+2)
+			counts[platform] = c
+		}
+		c[0]++
+		state := str(ad, "State")
+		for i, s := range slotStates {
+			if strings.EqualFold(s, state) {
+				c[i+1]++
+			}
+		}
+		if strings.EqualFold(state, "Backfill") && strings.EqualFold(str(ad, "Activity"), "Idle") {
+			c[len(c)-1]++
+		}
+	}
+	headers := []string{"", "Total", "Owner", "Claimed", "Unclaimed", "Matched", "Preempting", "Drain", "Backfill", "BkIdle"}
+	t := &table{headers: headers, right: []bool{true, true, true, true, true, true, true, true, true, true}, totals: true}
+	platforms := make([]string, 0, len(counts))
+	for p := range counts {
+		platforms = append(platforms, p)
+	}
+	sort.Strings(platforms)
+	total := make([]int, len(slotStates)+2)
+	for _, p := range platforms {
+		t.add(append([]string{p}, itoas(counts[p])...)...)
+		for i, n := range counts[p] {
+			total[i] += n
+		}
+	}
+	t.add(append([]string{"Total"}, itoas(total)...)...)
+	return t
+}
+
+func itoas(ns []int) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = strconv.Itoa(n)
+	}
+	return out
+}
