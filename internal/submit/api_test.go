@@ -1,0 +1,144 @@
+package submit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLocalEnv submits from a real directory: files, globs and a command
+// run by the shell.
+func TestLocalEnv(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("run.sh", "#!/bin/sh\n")
+	write("in/a.dat", "a")
+	write("in/b.dat", "b")
+	write("list.txt", "x 1\ny 2\n")
+	src := `executable = run.sh
+initialdir = in
+arguments = $(Item)
+queue matching *.dat
+arguments = $(name) $(n)
+queue name, n from list.txt
+arguments = $(Item)
+queue from echo one; echo two |
+`
+	d, warns, err := Parse("job.sub", []byte(src))
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("Parse: %v %v", err, warns)
+	}
+	env := LocalEnv(dir)
+	env.Cluster, env.Owner = 3, "carol"
+	c, _, err := d.Expand(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range c.Procs {
+		job := c.Job(i)
+		e, _ := job.Lookup("Args")
+		got = append(got, strings.TrimSpace(printAd(oneAttr("Args", e))))
+	}
+	want := `Args = "a.dat"|Args = "b.dat"|Args = "x 1"|Args = "y 2"|Args = "one"|Args = "two"`
+	if strings.Join(got, "|") != want {
+		t.Errorf("args = %q, want %q", strings.Join(got, "|"), want)
+	}
+	if cmd, _ := c.Ad.Lookup("Cmd"); printAd(oneAttr("Cmd", cmd)) != `Cmd = "`+filepath.Join(dir, "run.sh")+`"`+"\n" {
+		t.Errorf("Cmd = %v", cmd)
+	}
+}
+
+// TestJob checks that Job merges the cluster ad and a proc's own ad, and
+// that Expand sets ClusterId, ProcId and Owner.
+func TestJob(t *testing.T) {
+	d, _, err := Parse("j.sub", []byte("executable = /bin/x\noutput = o.$(Process)\nqueue 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := d.Expand(testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Procs) != 3 {
+		t.Fatalf("%d procs", len(c.Procs))
+	}
+	job := c.Job(2)
+	for name, want := range map[string]string{"ClusterId": "42", "ProcId": "2", "Owner": `"alice"`, "Out": `"o.2"`, "Cmd": `"/bin/x"`} {
+		e, ok := job.Lookup(name)
+		if !ok || printAd(oneAttr(name, e)) != name+" = "+want+"\n" {
+			t.Errorf("%s = %v, want %s", name, e, want)
+		}
+	}
+	if _, ok := c.Procs[2].Lookup("Cmd"); ok {
+		t.Errorf("Cmd is in the proc's own ad, not only in the cluster ad")
+	}
+	if job.Len() != c.Ad.Len()+2 {
+		t.Errorf("job has %d attributes, cluster %d: want ProcId and Out more", job.Len(), c.Ad.Len())
+	}
+}
+
+// TestNoProcs checks queue 0: a cluster ad and no procs.
+func TestNoProcs(t *testing.T) {
+	d, _, err := Parse("j.sub", []byte("executable = /bin/x\nqueue 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := d.Expand(testEnv(nil))
+	if err != nil || len(c.Procs) != 0 {
+		t.Fatalf("Expand: %v, %d procs", err, len(c.Procs))
+	}
+	if _, ok := c.Ad.Lookup("ClusterId"); !ok {
+		t.Errorf("no ClusterId")
+	}
+}
+
+// TestDisabledHooks checks the errors when the Env cannot read files, glob
+// or run commands.
+func TestDisabledHooks(t *testing.T) {
+	for _, q := range []string{"queue x from f.txt", "queue x matching *", "queue x from cmd |"} {
+		d, _, err := Parse("j.sub", []byte("executable = /bin/x\n"+q+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = d.Expand(Env{Dir: "/tmp"})
+		if err == nil || !strings.HasPrefix(err.Error(), "j.sub:2: ") || !strings.Contains(err.Error(), "not enabled") {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestParseErrorList checks that Parse reports several errors, in order.
+func TestParseErrorList(t *testing.T) {
+	_, _, err := Parse("j.sub", []byte("a b\nexecutable = x\nc d\nqueue in [::0] (a)\n"))
+	list, ok := err.(ErrorList)
+	if !ok || len(list) != 3 {
+		t.Fatalf("err = %v", err)
+	}
+	for i, line := range []int{1, 3, 4} {
+		if list[i].Line != line {
+			t.Errorf("error %d at line %d, want %d", i, list[i].Line, line)
+		}
+	}
+}
+
+// TestLocalHost checks that the host is described in HTCondor's terms.
+func TestLocalHost(t *testing.T) {
+	h := LocalHost()
+	if h.Arch == "" || h.OpSys == "" || h.OpSysAndVer == "" {
+		t.Errorf("LocalHost() = %+v", h)
+	}
+	if archName("amd64") != "X86_64" || opSysName("linux") != "LINUX" || opSysName("darwin") != "OSX" {
+		t.Errorf("arch/opsys names")
+	}
+}
