@@ -28,7 +28,7 @@ func TestLocalEnv(t *testing.T) {
 	src := `executable = run.sh
 initialdir = in
 arguments = $(Item)
-queue matching *.dat
+queue matching in/*.dat
 arguments = $(name) $(n)
 queue name, n from list.txt
 arguments = $(Item)
@@ -50,7 +50,7 @@ queue from echo one; echo two |
 		e, _ := job.Lookup("Args")
 		got = append(got, strings.TrimSpace(printAd(oneAttr("Args", e))))
 	}
-	want := `Args = "a.dat"|Args = "b.dat"|Args = "x 1"|Args = "y 2"|Args = "one"|Args = "two"`
+	want := `Args = "in/a.dat"|Args = "in/b.dat"|Args = "x 1"|Args = "y 2"|Args = "one"|Args = "two"`
 	if strings.Join(got, "|") != want {
 		t.Errorf("args = %q, want %q", strings.Join(got, "|"), want)
 	}

@@ -34,13 +34,16 @@ type Env struct {
 	// statement is an error.
 	ReadFile func(name string) ([]byte, error)
 	// Glob returns the names matching an absolute pattern, as
-	// filepath.Glob does, for `queue ... matching`. Nil: such a queue
-	// statement is an error.
+	// filepath.Glob does, for `queue ... matching` (whose globs are
+	// relative to Dir, as condor_submit's are to its working directory).
+	// Nil: such a queue statement is an error.
 	Glob func(pattern string) ([]string, error)
-	// Stat describes a file, to tell files from directories for `matching
-	// files|dirs`, to check that the executable and initial directory
-	// exist, and to measure the executable and input files (ExecutableSize,
-	// DiskUsage, TransferInputSizeMB). Nil: no checks, sizes are 0.
+	// Stat describes a file: to tell directories from files for
+	// `matching` (directories get a trailing '/', and `files`/`dirs`
+	// select), to check that the executable and initial directory exist,
+	// and to measure the executable and input files (ExecutableSize,
+	// DiskUsage, TransferInputSizeMB). Nil: no checks, sizes are 0, and
+	// every match counts as a file.
 	Stat func(name string) (fs.FileInfo, error)
 	// RunCommand runs the command of `queue ... from command |` and
 	// returns what it writes to standard output. It is a hook so that

@@ -227,6 +227,7 @@ func (f *fakeFS) add(name string, data []byte, dir bool) {
 }
 
 func (f *fakeFS) lookup(name string) (*fakeFile, bool) {
+	name = path.Clean(name)
 	if e, ok := f.entries[name]; ok {
 		return e, true
 	}

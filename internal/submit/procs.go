@@ -196,29 +196,28 @@ func (x *expander) fromFile(name string, st *stmt) ([]string, error) {
 	return items, nil
 }
 
-// matching expands the globs of `queue ... matching` relative to the
-// initial directory, keeping files, directories or both.
+// matching expands the globs of `queue ... matching` as condor_submit
+// does: relative to the submit directory (not the initial directory, which
+// may depend on the items), sorted per glob, directories marked with a
+// trailing '/', names starting with '.' matched only by a dotted glob, and
+// a name that an earlier glob matched skipped.
 func (x *expander) matching(q queueArgs, st *stmt) ([]string, error) {
 	if x.env.Glob == nil {
 		return nil, x.errorAt(st.sp.line(), 0, "queue matching: file globbing is not enabled")
 	}
-	iwd, err := x.queueIwd(st)
-	if err != nil {
-		return nil, err
-	}
 	seen := map[string]bool{}
 	var items []string
 	for _, pat := range q.items {
-		found, err := x.glob(pat, iwd, q.match)
+		found, err := x.glob(pat, q.match)
 		if err != nil {
 			return nil, x.errorAt(st.sp.line(), 0, "queue matching %q: %v", pat, err)
 		}
 		if len(found) == 0 {
-			x.warn(st.sp.line(), "no files match "+pat)
+			x.warn(st.sp.line(), "'"+pat+"' does not match any files")
 		}
 		for _, f := range found {
 			if seen[f] {
-				x.warn(st.sp.line(), "duplicate match "+f+" ignored")
+				x.warn(st.sp.line(), "'"+f+"' matching pattern '"+pat+"' is a duplicate, skipping")
 				continue
 			}
 			seen[f] = true
@@ -228,39 +227,40 @@ func (x *expander) matching(q queueArgs, st *stmt) ([]string, error) {
 	return items, nil
 }
 
-// glob returns the names matching one pattern, relative to iwd when the
-// pattern is.
-func (x *expander) glob(pat, iwd string, kind matchKind) ([]string, error) {
-	abs := fullPath(pat, iwd)
-	names, err := x.env.Glob(abs)
+// glob returns the names matching one pattern (relative to the submit
+// directory when the pattern is), directories with a trailing '/'.
+func (x *expander) glob(pat string, kind matchKind) ([]string, error) {
+	names, err := x.env.Glob(fullPath(pat, x.env.Dir))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(names)
+	dotted := strings.HasPrefix(path.Base(pat), ".")
 	var out []string
 	for _, n := range names {
-		if kind != matchAny && x.env.Stat != nil {
-			fi, err := x.env.Stat(n)
-			if err != nil || fi.IsDir() != (kind == matchDirs) {
-				continue
-			}
+		if strings.HasPrefix(path.Base(n), ".") && !dotted {
+			continue // as glob(3), * does not match a leading dot
+		}
+		dir := x.isDir(n)
+		if kind == matchFiles && dir || kind == matchDirs && !dir {
+			continue
 		}
 		if !path.IsAbs(pat) {
-			n = strings.TrimPrefix(strings.TrimPrefix(n, iwd), "/")
+			n = strings.TrimPrefix(strings.TrimPrefix(n, compressPath(x.env.Dir)), "/")
+		}
+		if dir {
+			n += "/"
 		}
 		out = append(out, n)
 	}
 	return out, nil
 }
 
-// queueIwd returns the initial directory in force at a queue statement,
-// for `matching`.
-func (x *expander) queueIwd(st *stmt) (string, error) {
-	b := &builder{x: x, stmt: st, cache: map[string]cached{}, exp: expansion{sc: x.sc},
-		static: classad.NewAd()}
-	v, _ := b.value(iwdKeys...)
-	if b.exp.err != nil {
-		return "", x.errorAt(st.sp.line(), 0, "%v", b.exp.err)
+// isDir reports whether name is a directory, when the Env can tell.
+func (x *expander) isDir(name string) bool {
+	if x.env.Stat == nil {
+		return false
 	}
-	return resolveIwd(v, x.env.Dir), nil
+	fi, err := x.env.Stat(name)
+	return err == nil && fi.IsDir()
 }
