@@ -2,7 +2,6 @@ package submit
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
@@ -258,12 +257,4 @@ func (b *builder) warnf(m *macro, format string, args ...any) {
 		line = m.sp.line()
 	}
 	b.x.warn(line, fmt.Sprintf(format, args...))
-}
-
-// upperFirst is used to build attribute names from command names.
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

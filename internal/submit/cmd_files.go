@@ -218,16 +218,10 @@ func (t *transferSpec) reconcile(b *builder) error {
 }
 
 // diskUsage sets DiskUsage (disk_usage, or the executable and input
-// files' size in KiB) and TransferInputSizeMB.
+// files' size in KiB) and TransferInputSizeMB. condor_submit sets the
+// latter only without disk_usage; Kite always does, because the default
+// request_disk refers to it.
 func (b *builder) diskUsage(t *transferSpec) error {
-	if v, m := b.value("disk_usage", "diskusage"); v != "" {
-		n, ok := parseQuantity(v, 1024)
-		if !ok || n < 1 {
-			return b.errorf(m, "disk_usage = %s is invalid: it must be at least 1", v)
-		}
-		b.setInt("DiskUsage", n)
-		return nil
-	}
 	iwd := b.attrString("Iwd")
 	var in int64
 	for _, f := range t.in {
@@ -236,14 +230,21 @@ func (b *builder) diskUsage(t *transferSpec) error {
 	if stdin := b.attrString("In"); stdin != nullFile && stdin != "" {
 		in += b.sizeKiB(fullPath(stdin, iwd))
 	}
-	exe := int64(0)
 	if e, ok := b.attr("ExecutableSize"); ok {
 		if l, ok := e.(*ast.Literal); ok {
-			exe = l.Int
+			in += l.Int
 		}
 	}
-	b.setInt("TransferInputSizeMB", (exe+in)/1024)
-	b.setInt("DiskUsage", exe+in)
+	b.setInt("TransferInputSizeMB", in/1024)
+	usage := in
+	if v, m := b.value("disk_usage", "diskusage"); v != "" {
+		n, ok := parseQuantity(v, 1024)
+		if !ok || n < 1 {
+			return b.errorf(m, "disk_usage = %s is invalid: it must be at least 1", v)
+		}
+		usage = n
+	}
+	b.setInt("DiskUsage", usage)
 	return nil
 }
 
