@@ -103,6 +103,32 @@ func ParseJSON(data []byte) (*Ad, error) {
 	return eval.FromRecord(r), nil
 }
 
+// ParseJSONArray parses a JSON array of ads and returns, with each ad, the
+// bytes it was read from (aliasing data).
+func ParseJSONArray(data []byte) ([]*Ad, [][]byte, error) {
+	recs, raws, err := parser.ParseJSONArray(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	ads := make([]*Ad, len(recs))
+	for i, r := range recs {
+		ads[i] = eval.FromRecord(r)
+	}
+	return ads, raws, nil
+}
+
+// AppendJSONArray appends ads as a JSON array on one line.
+func AppendJSONArray(buf []byte, ads []*Ad) []byte {
+	buf = append(buf, '[')
+	for i, ad := range ads {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = ast.AppendJSON(buf, ad.Record(), false)
+	}
+	return append(buf, ']')
+}
+
 // JSONDecoder reads ads in JSON form from a stream: objects one after
 // another, or an array of objects.
 type JSONDecoder struct{ d *parser.JSONDecoder }

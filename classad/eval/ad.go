@@ -3,6 +3,7 @@ package eval
 import (
 	"iter"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/kite-sched/kite/classad/ast"
 )
@@ -15,7 +16,6 @@ import (
 type Ad struct {
 	attrs   []attr
 	index   []int32 // open addressing by name hash: attribute index+1, 0 empty; nil for small ads
-	code    atomic.Pointer[[]compiled]
 	self    Scope
 	special int // attributes whose names are scope keywords (my, target, parent, ...)
 }
@@ -24,6 +24,11 @@ type attr struct {
 	name string
 	hash uint32
 	expr ast.Expr
+	// code is the *compiled expression, made on first use. It is read and
+	// set atomically: concurrent first uses may both compile, and either
+	// result is kept. (A plain pointer keeps attr copyable, unlike
+	// atomic.Pointer.)
+	code unsafe.Pointer
 }
 
 // compiled is an attribute's expression ready to run, with the depth of its
@@ -48,6 +53,10 @@ func (s *Scope) Ad() *Ad { return s.ad }
 // Parent returns the enclosing record's scope, or nil.
 func (s *Scope) Parent() *Scope { return s.parent }
 
+// extraAttrs is room left in a new ad's attribute list for a few more
+// (daemons add attributes to ads they receive).
+const extraAttrs = 4
+
 // smallAd is the size up to which lookups scan linearly.
 const smallAd = 8
 
@@ -61,7 +70,7 @@ func NewAd() *Ad {
 // FromRecord returns an ad holding r's attributes. The ad shares r's
 // expressions; neither should be changed afterwards through r.
 func FromRecord(r *ast.Record) *Ad {
-	a := &Ad{attrs: make([]attr, len(r.Attrs))}
+	a := &Ad{attrs: make([]attr, len(r.Attrs), len(r.Attrs)+extraAttrs)}
 	a.self.ad = a
 	for i, at := range r.Attrs {
 		a.attrs[i] = attr{name: at.Name, hash: ast.FoldHash(at.Name), expr: at.Value}
@@ -122,7 +131,7 @@ func (a *Ad) Set(name string, e ast.Expr) {
 	h := ast.FoldHash(name)
 	if i := a.find(name, h); i >= 0 {
 		a.attrs[i].expr = e
-		a.recompile(i)
+		a.attrs[i].code = nil
 		return
 	}
 	a.attrs = append(a.attrs, attr{name: name, hash: h, expr: e})
@@ -130,10 +139,6 @@ func (a *Ad) Set(name string, e ast.Expr) {
 		a.special++
 	}
 	a.appendIndex()
-	if c := a.code.Load(); c != nil {
-		codes := append(*c, compileAttr(e))
-		a.code.Store(&codes)
-	}
 }
 
 // Delete removes the attribute called name and reports whether it existed.
@@ -147,10 +152,6 @@ func (a *Ad) Delete(name string) bool {
 	}
 	a.attrs = append(a.attrs[:i], a.attrs[i+1:]...)
 	a.reindex()
-	if c := a.code.Load(); c != nil {
-		codes := append((*c)[:i:i], (*c)[i+1:]...)
-		a.code.Store(&codes)
-	}
 	return true
 }
 
@@ -162,9 +163,8 @@ func (a *Ad) Clone() *Ad {
 	if a.index != nil {
 		b.index = append([]int32(nil), a.index...)
 	}
-	if c := a.code.Load(); c != nil {
-		codes := append([]compiled(nil), (*c)...)
-		b.code.Store(&codes)
+	for i := range b.attrs {
+		b.attrs[i].code = atomic.LoadPointer(&a.attrs[i].code)
 	}
 	return b
 }
@@ -178,24 +178,16 @@ func (a *Ad) Record() *ast.Record {
 	return r
 }
 
-func (a *Ad) recompile(i int) {
-	if c := a.code.Load(); c != nil {
-		(*c)[i] = compileAttr(a.attrs[i].expr)
+// compiled returns attribute i's compiled expression, compiling it on
+// first use.
+func (a *Ad) compiled(i int) *compiled {
+	at := &a.attrs[i]
+	if p := atomic.LoadPointer(&at.code); p != nil {
+		return (*compiled)(p)
 	}
-}
-
-// compiled returns the ad's compiled expressions, compiling them on first
-// use. Concurrent first uses may both compile; either result is kept.
-func (a *Ad) compiled() []compiled {
-	if c := a.code.Load(); c != nil {
-		return *c
-	}
-	codes := make([]compiled, len(a.attrs))
-	for i, at := range a.attrs {
-		codes[i] = compileAttr(at.expr)
-	}
-	a.code.CompareAndSwap(nil, &codes)
-	return *a.code.Load()
+	c := compileAttr(at.expr)
+	atomic.StorePointer(&at.code, unsafe.Pointer(&c))
+	return &c
 }
 
 // find returns the index of the attribute with the given name and hash, or -1.

@@ -19,7 +19,6 @@ func (a *Ad) UnmarshalJSON(data []byte) error {
 	}
 	a.attrs, a.index, a.special = make([]attr, 0, len(r.Attrs)), nil, 0
 	a.self = Scope{ad: a}
-	a.code.Store(nil)
 	for _, at := range r.Attrs {
 		a.Set(at.Name, at.Value)
 	}

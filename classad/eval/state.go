@@ -88,7 +88,7 @@ func putState(st *State) {
 
 // evalAttr evaluates attribute i of scope s's ad in scope s.
 func (st *State) evalAttr(s *Scope, i int) Value {
-	c := &s.ad.compiled()[i]
+	c := s.ad.compiled(i)
 	if c.lit {
 		return c.val
 	}

@@ -35,6 +35,38 @@ func ParseJSON(data []byte) (*ast.Record, error) {
 	return r, nil
 }
 
+// ParseJSONArray parses a JSON array of ads and returns, with each ad, the
+// bytes of data it was read from (so that a store can keep an ad's JSON
+// as it came). The slices alias data.
+func ParseJSONArray(data []byte) ([]*ast.Record, [][]byte, error) {
+	s := jsonScanner{data: data}
+	if err := s.expect('['); err != nil {
+		return nil, nil, err
+	}
+	var recs []*ast.Record
+	var raws [][]byte
+	for s.space(); s.peek() != ']'; s.space() {
+		if len(recs) > 0 {
+			if err := s.expect(','); err != nil {
+				return nil, nil, err
+			}
+			s.space()
+		}
+		start := s.pos
+		r, err := s.object()
+		if err != nil {
+			return nil, nil, err
+		}
+		recs = append(recs, r)
+		raws = append(raws, data[start:s.pos])
+	}
+	s.pos++
+	if s.space(); s.pos < len(s.data) {
+		return nil, nil, s.errorf("unexpected data after the array")
+	}
+	return recs, raws, nil
+}
+
 // JSONDecoder reads a stream of JSON ads: objects one after another, or
 // one array of objects (condor_q -json output).
 type JSONDecoder struct {

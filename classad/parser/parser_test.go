@@ -320,3 +320,24 @@ func TestJSONErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestParseJSONArray(t *testing.T) {
+	data := []byte(` [ {"a": 1}, {"b": "x", "c": [1, 2]} ,{} ] `)
+	recs, raws, err := ParseJSONArray(data)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("%v %v", recs, err)
+	}
+	for i, want := range []string{`{"a": 1}`, `{"b": "x", "c": [1, 2]}`, `{}`} {
+		if string(raws[i]) != want {
+			t.Errorf("raw %d = %q, want %q", i, raws[i], want)
+		}
+	}
+	for _, bad := range []string{`{"a": 1}`, `[{"a": 1} {"b": 2}]`, `[{"a": 1}] x`, `[`} {
+		if _, _, err := ParseJSONArray([]byte(bad)); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	if recs, _, err := ParseJSONArray([]byte("[]")); err != nil || len(recs) != 0 {
+		t.Errorf("empty array: %v %v", recs, err)
+	}
+}

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -131,11 +132,18 @@ func (s *Server) mux() *wire.Mux {
 }
 
 func (s *Server) handleUpdate(ctx context.Context, r *wire.Request) (any, error) {
-	var req wire.UpdateAds
-	if err := r.Decode(&req); err != nil {
+	body, err := r.Body()
+	if err != nil {
 		return nil, err
 	}
-	stored, stale, err := s.store.Update(req.Ads, s.now())
+	ads, raws, err := classad.ParseJSONArray(body)
+	if err != nil {
+		return nil, wire.BadRequest("%v", err)
+	}
+	for i := range raws {
+		raws[i] = bytes.Clone(raws[i]) // not the whole body: it would stay while any of its ads does
+	}
+	stored, stale, err := s.store.Update(ads, raws, s.now())
 	if err != nil {
 		return nil, wire.BadRequest("%v", err)
 	}
@@ -173,12 +181,13 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 		s.refreshOwnAd() // its counters as of now
 	}
 	var buf []byte
-	for _, ad := range s.store.Query(q.Type, p, q.Limit, q.Absent) {
+	for _, f := range s.store.Query(q.Type, p, q.Limit, q.Absent) {
+		data := f.JSON
 		if len(q.Projection) > 0 {
-			ad = project(ad, q.Projection)
+			buf = classad.AppendJSON(buf[:0], project(f.Ad, q.Projection), false)
+			data = buf
 		}
-		buf = classad.AppendJSON(buf[:0], ad, false)
-		if err := out.SendJSON(buf); err != nil {
+		if err := out.SendJSON(data); err != nil {
 			return err
 		}
 	}
@@ -284,5 +293,5 @@ func (s *Server) refreshOwnAd() {
 	if s.gossip != nil {
 		ad.Set("GossipAddress", ast.Str(s.gossip.Gossip()))
 	}
-	s.store.update([]*classad.Ad{ad}, s.now())
+	s.store.update([]*classad.Ad{ad}, nil, s.now())
 }

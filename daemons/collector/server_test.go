@@ -68,10 +68,10 @@ func TestAdvertiseAndQuery(t *testing.T) {
 	ctx := context.Background()
 	startd := p.Client(s.Addr(), "startd@h1", auth.Daemon)
 	var res wire.UpdateAdsResult
-	err := startd.Call(ctx, "POST", wire.PathAds, wire.UpdateAds{Ads: ads(t,
+	err := startd.Call(ctx, "POST", wire.PathAds, ads(t,
 		`[ MyType = "Machine"; Name = "slot1@h1"; Memory = 4096; State = "Unclaimed"; Start = TARGET.RequestMemory <= Memory ]`,
 		`[ MyType = "Machine"; Name = "slot2@h1"; Memory = 1024; State = "Claimed" ]`,
-	)}, &res)
+	), &res)
 	if err != nil || res.Stored != 2 {
 		t.Fatalf("update: %+v %v", res, err)
 	}
@@ -96,7 +96,7 @@ func TestRefusedRequests(t *testing.T) {
 	p := pooltest.New(t)
 	s := startCollector(t, p, testConfig(p))
 	ctx := context.Background()
-	good := wire.UpdateAds{Ads: ads(t, `[ MyType = "Machine"; Name = "slot1@h" ]`)}
+	good := ads(t, `[ MyType = "Machine"; Name = "slot1@h" ]`)
 	foreign := wire.NewConnector(wire.ConnectorOptions{Network: p.Network, Token: wire.StaticToken(pooltest.ForeignToken(t))}).Client(s.Addr())
 	anonymous := wire.NewConnector(wire.ConnectorOptions{Network: p.Network}).Client(s.Addr())
 	tests := []struct {
@@ -145,11 +145,11 @@ func TestMalformedAndOversized(t *testing.T) {
 		status int
 		msg    string
 	}{
-		{`{"ads": [{"MyType": "Machine", "Name": "a", "Start": "\/Expr(Memory >)\/"}]}`, 400, `expression \"Memory \u003e\": 1:9: expected an expression`},
-		{`{"ads": [{"MyType": "Machine", "Name": "a", "Memory": 1,}]}`, 400, "request body: offset 57: invalid character '}' looking for beginning of object key string"},
-		{`{"ads": [{"MyType": "Machine"}]}`, 400, "ad 1: no Name string attribute"},
-		{`{"ads": [], "extra": 1}`, 400, `unknown field \"extra\"`},
-		{`{"ads": [{"MyType": "Machine", "Name": "` + strings.Repeat("x", 70<<10) + `"}]}`, 413, "larger than 65536 bytes"},
+		{`[{"MyType": "Machine", "Name": "a", "Start": "\/Expr(Memory >)\/"}]`, 400, `expression \"Memory \u003e\": 1:9: expected an expression`},
+		{`[{"MyType": "Machine", "Name": "a", "Memory": 1,}]`, 400, "json ad: line 1, offset 48: expected an attribute name in quotes, found '}'"},
+		{`[{"MyType": "Machine"}]`, 400, "ad 1: no Name string attribute"},
+		{`{"ads": []}`, 400, "expected '[', found '{'"},
+		{`[{"MyType": "Machine", "Name": "` + strings.Repeat("x", 70<<10) + `"}]`, 413, "larger than 65536 bytes"},
 	}
 	for _, tt := range tests {
 		status, body := post(tt.body)
@@ -188,16 +188,23 @@ func TestDeadMembersAdsLeave(t *testing.T) {
 		defer n.Shutdown()
 		members = append(members, n)
 		ad := fmt.Sprintf(`[ MyType = "Machine"; Name = "slot1@h%d"; KiteMember = %q ]`, i, name)
-		if err := p.Client(s.Addr(), name, auth.Daemon).Call(ctx, "POST", wire.PathAds, wire.UpdateAds{Ads: ads(t, ad)}, nil); err != nil {
+		if err := p.Client(s.Addr(), name, auth.Daemon).Call(ctx, "POST", wire.PathAds, ads(t, ad), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	reader := p.Client(s.Addr(), "alice", auth.Read)
+	machines := func() string {
+		var found []Found
+		for _, ad := range query(t, reader, wire.Query{Type: "Machine"}) {
+			found = append(found, Found{Ad: ad})
+		}
+		return names(found)
+	}
 	killed := time.Now()
 	members[1].Shutdown()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if got := names(query(t, reader, wire.Query{Type: "Machine"})); got == "slot1@h0,slot1@h2" {
+		if got := machines(); got == "slot1@h0,slot1@h2" {
 			t.Logf("ads left %v after the member died", time.Since(killed))
 			var m wire.Members
 			reader.Call(ctx, "GET", wire.PathMembers, nil, &m)
@@ -210,7 +217,7 @@ func TestDeadMembersAdsLeave(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the dead member's ad is still served: %s", names(query(t, reader, wire.Query{Type: "Machine"})))
+	t.Fatalf("the dead member's ad is still served: %s", machines())
 }
 
 func TestUnreachableWhenStopped(t *testing.T) {

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -28,6 +29,7 @@ type key struct{ typ, name string }
 
 type entry struct {
 	ad      *classad.Ad
+	json    []byte // the ad in JSON form, as queries send it
 	typ     string // as the ad spells it
 	name    string
 	expires time.Time
@@ -90,9 +92,11 @@ func check(ad *classad.Ad) (typ, name string, err error) {
 }
 
 // Update stores ads, checked beforehand: all or nothing. It returns how
-// many were stored and how many ignored as stale.
-func (s *Store) Update(ads []*classad.Ad, now time.Time) (stored, stale int, err error) {
-	stored, stale, err = s.update(ads, now)
+// many were stored and how many ignored as stale. raws, when not nil,
+// holds each ad's JSON as it was received; the store keeps a copy and
+// sends it to queries for whole ads instead of encoding the ad again.
+func (s *Store) Update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored, stale int, err error) {
+	stored, stale, err = s.update(ads, raws, now)
 	if err == nil {
 		s.mu.Lock()
 		s.updates += int64(len(ads))
@@ -102,7 +106,7 @@ func (s *Store) Update(ads []*classad.Ad, now time.Time) (stored, stale int, err
 }
 
 // update stores ads without counting them as updates received.
-func (s *Store) update(ads []*classad.Ad, now time.Time) (stored, stale int, err error) {
+func (s *Store) update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored, stale int, err error) {
 	entries := make([]*entry, len(ads))
 	for i, ad := range ads {
 		typ, name, err := check(ad)
@@ -110,6 +114,9 @@ func (s *Store) update(ads []*classad.Ad, now time.Time) (stored, stale int, err
 			return 0, 0, fmt.Errorf("ad %d: %w", i+1, err)
 		}
 		e := &entry{ad: ad, typ: typ, name: name, expires: now.Add(s.lifetime)}
+		if raws != nil {
+			e.json = raws[i]
+		}
 		e.start, _ = adInt(ad, wire.AttrStartTime)
 		e.seq, _ = adInt(ad, wire.AttrSequence)
 		e.member, _ = adString(ad, wire.AttrMember)
@@ -141,10 +148,30 @@ func (s *Store) put(e *entry, now time.Time) bool {
 	if old != nil {
 		e.count = old.count + 1
 	}
-	e.ad.Set(wire.AttrLastHeard, ast.Int(now.Unix()))
-	e.ad.Set(wire.AttrUpdateCount, ast.Int(e.count))
+	e.json = stamp(e.ad, e.json, now.Unix(), e.count)
 	s.ads[k] = e
 	return true
+}
+
+// stamp sets the collector's own attributes (LastHeardFrom, UpdatesTotal)
+// on an ad and returns its JSON form: the received JSON with the two
+// attributes added before the closing brace, or, when the ad already had
+// them or came without JSON, a fresh encoding.
+func stamp(ad *classad.Ad, raw []byte, heard, count int64) []byte {
+	fresh := raw == nil || ad.Index(wire.AttrLastHeard) >= 0 || ad.Index(wire.AttrUpdateCount) >= 0
+	ad.Set(wire.AttrLastHeard, ast.Int(heard))
+	ad.Set(wire.AttrUpdateCount, ast.Int(count))
+	if fresh {
+		return classad.AppendJSON(nil, ad, false)
+	}
+	raw = bytes.TrimRight(raw, " \t\r\n")
+	out := make([]byte, 0, len(raw)+64)
+	out = append(out, raw[:len(raw)-1]...)
+	if ad.Len() > 2 {
+		out = append(out, ',')
+	}
+	out = fmt.Appendf(out, `"%s": %d,"%s": %d}`, wire.AttrLastHeard, heard, wire.AttrUpdateCount, count)
+	return out
 }
 
 // Invalidate removes ads of a type by name and, with a constraint, those
@@ -177,10 +204,16 @@ func matches(st *eval.State, p *classad.Program, ad *classad.Ad) bool {
 	return st.Eval(p).IsTrue()
 }
 
+// Found is an ad a query found, with its JSON form.
+type Found struct {
+	Ad   *classad.Ad
+	JSON []byte
+}
+
 // Query returns the ads of a type ("" for all) that make the constraint
 // true (nil for all), sorted by type and name, at most limit of them (0:
 // no limit). Absent ads are left out unless absent is set.
-func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent bool) []*classad.Ad {
+func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent bool) []Found {
 	s.mu.RLock()
 	candidates := make([]*entry, 0, len(s.ads))
 	for _, e := range s.ads {
@@ -190,22 +223,28 @@ func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent
 	}
 	s.queries++
 	s.mu.RUnlock()
+	if constraint != nil {
+		var st eval.State
+		kept := candidates[:0]
+		for _, e := range candidates {
+			if matches(&st, constraint, e.ad) {
+				kept = append(kept, e)
+			}
+		}
+		candidates = kept
+	}
 	slices.SortFunc(candidates, func(a, b *entry) int {
 		if c := strings.Compare(a.typ, b.typ); c != 0 {
 			return c
 		}
 		return strings.Compare(a.name, b.name)
 	})
-	var st eval.State
-	out := make([]*classad.Ad, 0, min(len(candidates), max(limit, 64)))
-	for _, e := range candidates {
-		if constraint != nil && !matches(&st, constraint, e.ad) {
-			continue
-		}
-		out = append(out, e.ad)
-		if limit > 0 && len(out) == limit {
-			break
-		}
+	if limit > 0 && len(candidates) > limit {
+		candidates = candidates[:limit]
+	}
+	out := make([]Found, len(candidates))
+	for i, e := range candidates {
+		out[i] = Found{e.ad, e.json}
 	}
 	return out
 }
@@ -236,6 +275,7 @@ func (s *Store) MarkAbsent(member string, now time.Time) int {
 			marked := *e // stored ads are not changed in place: readers hold them
 			marked.ad = e.ad.Clone()
 			marked.ad.Set(wire.AttrAbsent, ast.Bool(true))
+			marked.json = classad.AppendJSON(nil, marked.ad, false)
 			marked.absent = now
 			s.ads[k] = &marked
 			n++

@@ -22,10 +22,10 @@ func ads(t testing.TB, srcs ...string) []*classad.Ad {
 	return out
 }
 
-func names(list []*classad.Ad) string {
+func names(list []Found) string {
 	var n []string
-	for _, ad := range list {
-		v, _ := classad.EvalAttr(ad, "Name", nil)
+	for _, f := range list {
+		v, _ := classad.EvalAttr(f.Ad, "Name", nil)
 		s, _ := v.StringValue()
 		n = append(n, s)
 	}
@@ -48,7 +48,7 @@ func TestUpdateAndQuery(t *testing.T) {
 		`[ MyType = "Machine"; Name = "slot1@b"; Memory = 2048 ]`,
 		`[ MyType = "Machine"; Name = "slot1@a"; Memory = 4096 ]`,
 		`[ MyType = "Scheduler"; Name = "schedd@a" ]`,
-	), t0)
+	), nil, t0)
 	if err != nil || stored != 3 || stale != 0 {
 		t.Fatalf("update: %d %d %v", stored, stale, err)
 	}
@@ -73,7 +73,7 @@ func TestUpdateAndQuery(t *testing.T) {
 		}
 	}
 	got := s.Query("Machine", program(t, `Name == "SLOT1@A"`), 0, false)
-	if v, _ := classad.EvalAttr(got[0], "LastHeardFrom", nil); v.String() != fmt.Sprint(t0.Unix()) {
+	if v, _ := classad.EvalAttr(got[0].Ad, "LastHeardFrom", nil); v.String() != fmt.Sprint(t0.Unix()) {
 		t.Errorf("LastHeardFrom = %s", v)
 	}
 }
@@ -81,14 +81,14 @@ func TestUpdateAndQuery(t *testing.T) {
 // An update with a missing name or type stores nothing.
 func TestBadUpdateStoresNothing(t *testing.T) {
 	s := NewStore(time.Minute)
-	_, _, err := s.Update(ads(t, `[ MyType = "Machine"; Name = "ok" ]`, `[ MyType = "Machine"; Memory = 1 ]`), t0)
+	_, _, err := s.Update(ads(t, `[ MyType = "Machine"; Name = "ok" ]`, `[ MyType = "Machine"; Memory = 1 ]`), nil, t0)
 	if err == nil || !strings.Contains(err.Error(), "ad 2: no Name string attribute") {
 		t.Fatalf("got %v", err)
 	}
 	if n := len(s.Query("", nil, 0, false)); n != 0 {
 		t.Errorf("%d ads stored from a rejected batch", n)
 	}
-	_, _, err = s.Update(ads(t, `[ MyType = "Machine"; Name = "x"; ClassAdLifetime = -5 ]`), t0)
+	_, _, err = s.Update(ads(t, `[ MyType = "Machine"; Name = "x"; ClassAdLifetime = -5 ]`), nil, t0)
 	if err == nil || !strings.Contains(err.Error(), "ClassAdLifetime must be a positive integer") {
 		t.Errorf("bad lifetime: %v", err)
 	}
@@ -99,7 +99,7 @@ func TestSequenceNumbers(t *testing.T) {
 	s := NewStore(time.Minute)
 	up := func(start, seq int, mem int) (int, int) {
 		src := fmt.Sprintf(`[ MyType = "Machine"; Name = "n"; DaemonStartTime = %d; UpdateSequenceNumber = %d; Memory = %d ]`, start, seq, mem)
-		stored, stale, err := s.Update(ads(t, src), t0)
+		stored, stale, err := s.Update(ads(t, src), nil, t0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestSequenceNumbers(t *testing.T) {
 	if _, stale := up(100, 99, 5); stale != 1 {
 		t.Error("an update from before the restart was stored")
 	}
-	v, _ := classad.EvalAttr(s.Query("", nil, 0, false)[0], "Memory", nil)
+	v, _ := classad.EvalAttr(s.Query("", nil, 0, false)[0].Ad, "Memory", nil)
 	if v.String() != "4" {
 		t.Errorf("Memory = %s, want 4", v)
 	}
@@ -126,7 +126,7 @@ func TestSequenceNumbers(t *testing.T) {
 
 func TestExpiry(t *testing.T) {
 	s := NewStore(15 * time.Minute)
-	s.Update(ads(t, `[ MyType = "Machine"; Name = "default" ]`, `[ MyType = "Machine"; Name = "short"; ClassAdLifetime = 60 ]`), t0)
+	s.Update(ads(t, `[ MyType = "Machine"; Name = "default" ]`, `[ MyType = "Machine"; Name = "short"; ClassAdLifetime = 60 ]`), nil, t0)
 	if n := s.Expire(t0.Add(59*time.Second), time.Minute); n != 0 {
 		t.Errorf("expired %d too early", n)
 	}
@@ -141,7 +141,7 @@ func TestExpiry(t *testing.T) {
 func TestInvalidate(t *testing.T) {
 	s := NewStore(time.Minute)
 	s.Update(ads(t, `[ MyType = "Machine"; Name = "a"; Cpus = 1 ]`, `[ MyType = "Machine"; Name = "b"; Cpus = 8 ]`,
-		`[ MyType = "Machine"; Name = "c"; Cpus = 8 ]`, `[ MyType = "Scheduler"; Name = "a" ]`), t0)
+		`[ MyType = "Machine"; Name = "c"; Cpus = 8 ]`, `[ MyType = "Scheduler"; Name = "a" ]`), nil, t0)
 	if n := s.Invalidate("Machine", []string{"A"}, nil); n != 1 {
 		t.Errorf("by name: %d", n)
 	}
@@ -155,7 +155,7 @@ func TestInvalidate(t *testing.T) {
 
 func TestAbsentMembers(t *testing.T) {
 	s := NewStore(time.Hour)
-	s.Update(ads(t, `[ MyType = "Machine"; Name = "s1"; KiteMember = "startd@h1" ]`, `[ MyType = "Machine"; Name = "s2"; KiteMember = "startd@h2" ]`), t0)
+	s.Update(ads(t, `[ MyType = "Machine"; Name = "s1"; KiteMember = "startd@h1" ]`, `[ MyType = "Machine"; Name = "s2"; KiteMember = "startd@h2" ]`), nil, t0)
 	if n := s.MarkAbsent("startd@h1", t0); n != 1 {
 		t.Fatalf("marked %d", n)
 	}

@@ -74,7 +74,25 @@ func (cl *Client) Addr() string { return cl.base }
 // Call sends in (nil: no body) as JSON and decodes the answer into out
 // (nil: ignore it).
 func (cl *Client) Call(ctx context.Context, method, path string, in, out any) error {
-	resp, err := cl.do(ctx, method, path, in)
+	body, err := encode(in)
+	if err != nil {
+		return err
+	}
+	return cl.CallRaw(ctx, method, path, body, out)
+}
+
+// encode marshals a request body; nil is no body.
+func encode(in any) ([]byte, error) {
+	if in == nil {
+		return nil, nil
+	}
+	return json.Marshal(in)
+}
+
+// CallRaw sends body, already encoded as JSON (nil: no body), and decodes
+// the answer into out (nil: ignore it).
+func (cl *Client) CallRaw(ctx context.Context, method, path string, body []byte, out any) error {
+	resp, err := cl.do(ctx, method, path, body)
 	if err != nil {
 		return err
 	}
@@ -92,7 +110,11 @@ func (cl *Client) Call(ctx context.Context, method, path string, in, out any) er
 // Stream sends in and calls each for every item of the streamed answer,
 // in order. It fails if the stream ends without its end marker.
 func (cl *Client) Stream(ctx context.Context, method, path string, in any, each func(item json.RawMessage) error) error {
-	resp, err := cl.do(ctx, method, path, in)
+	body, err := encode(in)
+	if err != nil {
+		return err
+	}
+	resp, err := cl.do(ctx, method, path, body)
 	if err != nil {
 		return err
 	}
@@ -100,6 +122,12 @@ func (cl *Client) Stream(ctx context.Context, method, path string, in any, each 
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 256<<20)
 	for sc.Scan() {
+		if item, ok := itemOf(sc.Bytes()); ok {
+			if err := each(item); err != nil {
+				return err
+			}
+			continue
+		}
 		var line struct {
 			Item  json.RawMessage `json:"item"`
 			End   bool            `json:"end"`
@@ -124,22 +152,29 @@ func (cl *Client) Stream(ctx context.Context, method, path string, in any, each 
 	return fmt.Errorf("%s %s: the answer was cut off", method, path)
 }
 
+// itemOf returns the item of a stream line as the server writes it,
+// {"item":...}, without decoding it: the caller decodes the item anyway.
+// Other lines (and items written differently) are left to json.Unmarshal.
+func itemOf(line []byte) (json.RawMessage, bool) {
+	const prefix = `{"item":`
+	if !bytes.HasPrefix(line, []byte(prefix)) || len(line) < len(prefix)+2 || line[len(line)-1] != '}' {
+		return nil, false
+	}
+	return bytes.Clone(line[len(prefix) : len(line)-1]), true
+}
+
 // do sends a request and returns a successful response; a failure status
 // becomes the *Error the server sent.
-func (cl *Client) do(ctx context.Context, method, path string, in any) (*http.Response, error) {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return nil, err
-		}
-		body = bytes.NewReader(b)
+func (cl *Client) do(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, cl.base+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, cl.base+path, r)
 	if err != nil {
 		return nil, err
 	}
-	if in != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if cl.c.token != nil {

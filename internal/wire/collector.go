@@ -1,14 +1,12 @@
 package wire
 
-import (
-	"time"
-
-	"github.com/kite-sched/kite/classad"
-)
+import "time"
 
 // The collector's endpoints.
 const (
-	// PathAds is POST: store ads (UpdateAds → UpdateAdsResult; DAEMON).
+	// PathAds is POST: store ads (a JSON array of ads → UpdateAdsResult;
+	// DAEMON). An ad older than the stored one of its key (by
+	// DaemonStartTime, then UpdateSequenceNumber) is ignored.
 	PathAds = "/v1/ads"
 	// PathInvalidate is POST: remove ads (Invalidate → InvalidateResult; DAEMON).
 	PathInvalidate = "/v1/ads/invalidate"
@@ -44,13 +42,6 @@ const (
 	AttrAbsent      = "Absent"               // set by the collector when the ad's member died
 	AttrMyAddress   = "MyAddress"            // where the advertising daemon serves (host:port)
 )
-
-// UpdateAds stores or replaces ads, each keyed by MyType and Name. An ad
-// older than the stored one (by DaemonStartTime, then
-// UpdateSequenceNumber) is ignored.
-type UpdateAds struct {
-	Ads []*classad.Ad `json:"ads"`
-}
 
 // UpdateAdsResult says what became of an UpdateAds.
 type UpdateAdsResult struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -59,6 +60,16 @@ func (r *Request) Decode(v any) error {
 		return BadRequest("request body: unexpected data after the JSON value")
 	}
 	return nil
+}
+
+// Body reads the whole request body (bounded like every body).
+func (r *Request) Body() ([]byte, error) {
+	b, err := io.ReadAll(r.HTTP.Body)
+	var mbe *http.MaxBytesError
+	if err != nil && !errors.As(err, &mbe) {
+		return nil, BadRequest("request body: %v", err)
+	}
+	return b, err
 }
 
 // PathValue returns a wildcard of the route's pattern.

@@ -36,7 +36,8 @@ Advertising needs a token with the DAEMON level.`,
 				return err
 			}
 			var res wire.UpdateAdsResult
-			if err := conn.Client(cfg.Pool.Collector).Call(c.Context(), "POST", wire.PathAds, wire.UpdateAds{Ads: ads}, &res); err != nil {
+			body := classad.AppendJSONArray(nil, ads)
+			if err := conn.Client(cfg.Pool.Collector).CallRaw(c.Context(), "POST", wire.PathAds, body, &res); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "Sent %d ad(s): %d stored, %d older than the collector's.\n", len(ads), res.Stored, res.Stale)
