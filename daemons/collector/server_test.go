@@ -234,3 +234,9 @@ func TestUnreachableWhenStopped(t *testing.T) {
 		t.Errorf("after stop: %v", err)
 	}
 }
+
+func TestEndpointsDocumented(t *testing.T) {
+	p := pooltest.New(t)
+	s, _ := New(p.Env("collector"), testConfig(p))
+	pooltest.CheckDocumented(t, s.mux().Routes())
+}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,4 +112,37 @@ func ForeignToken(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// CheckDocumented fails the test unless docs/protocol.md lists every route
+// of the mux as `METHOD /path`.
+func CheckDocumented(t testing.TB, routes []wire.Route) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "protocol.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range routes {
+		if !strings.Contains(string(doc), "`"+r.Pattern+"`") {
+			t.Errorf("docs/protocol.md does not document `%s`", r.Pattern)
+		}
+	}
+}
+
+// moduleRoot finds the directory holding go.mod above the test's.
+func moduleRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
 }
