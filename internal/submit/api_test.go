@@ -66,6 +66,9 @@ func TestJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d.File() != "j.sub" {
+		t.Errorf("File() = %q", d.File())
+	}
 	c, _, err := d.Expand(testEnv(nil))
 	if err != nil {
 		t.Fatal(err)
