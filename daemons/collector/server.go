@@ -110,7 +110,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.log.Info("serving", "addr", addr)
 	close(s.ready)
-	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second)
+	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)
 	cancel()
 	if node != nil {
 		node.Leave(time.Second)

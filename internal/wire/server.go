@@ -278,9 +278,14 @@ func (s *Stream) finish(err error) {
 }
 
 // Serve serves h on l until ctx is done, then stops accepting and waits up
-// to grace for requests in flight. With tlsConfig, it serves TLS.
-func Serve(ctx context.Context, l net.Listener, h http.Handler, tlsConfig *tls.Config, grace time.Duration) error {
+// to grace for requests in flight. With tlsConfig, it serves TLS. The HTTP
+// server's own complaints (bad handshakes) go to log at debug level.
+func Serve(ctx context.Context, l net.Listener, h http.Handler, tlsConfig *tls.Config, grace time.Duration, log *slog.Logger) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	srv := &http.Server{
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,

@@ -78,7 +78,7 @@ func start(t *testing.T, network Network) func(token string) *Client {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, l, m, nil, time.Second) }()
+	go func() { done <- Serve(ctx, l, m, nil, time.Second, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
