@@ -73,7 +73,7 @@ func FromRecord(r *ast.Record) *Ad {
 	a := &Ad{attrs: make([]attr, len(r.Attrs), len(r.Attrs)+extraAttrs)}
 	a.self.ad = a
 	for i, at := range r.Attrs {
-		a.attrs[i] = attr{name: at.Name, hash: ast.FoldHash(at.Name), expr: at.Value}
+		a.attrs[i] = attr{name: intern(at.Name), hash: ast.FoldHash(at.Name), expr: at.Value}
 		if isScopeName(at.Name) {
 			a.special++
 		}
@@ -134,7 +134,7 @@ func (a *Ad) Set(name string, e ast.Expr) {
 		a.attrs[i].code = nil
 		return
 	}
-	a.attrs = append(a.attrs, attr{name: name, hash: h, expr: e})
+	a.attrs = append(a.attrs, attr{name: intern(name), hash: h, expr: e})
 	if isScopeName(name) {
 		a.special++
 	}
@@ -194,7 +194,7 @@ func (a *Ad) compiled(i int) *compiled {
 func (a *Ad) find(name string, h uint32) int {
 	if a.index == nil {
 		for i := range a.attrs {
-			if a.attrs[i].hash == h && ast.EqualFold(a.attrs[i].name, name) {
+			if a.attrs[i].hash == h && sameName(a.attrs[i].name, name) {
 				return i
 			}
 		}
@@ -206,7 +206,7 @@ func (a *Ad) find(name string, h uint32) int {
 		if j == 0 {
 			return -1
 		}
-		if at := &a.attrs[j-1]; at.hash == h && ast.EqualFold(at.name, name) {
+		if at := &a.attrs[j-1]; at.hash == h && sameName(at.name, name) {
 			return int(j - 1)
 		}
 	}
@@ -260,7 +260,7 @@ func (a *Ad) insertIndex(i int) bool {
 			a.index[p] = int32(i + 1)
 			return true
 		}
-		if o := &a.attrs[j-1]; o.hash == at.hash && ast.EqualFold(o.name, at.name) {
+		if o := &a.attrs[j-1]; o.hash == at.hash && sameName(o.name, at.name) {
 			return false
 		}
 	}

@@ -102,22 +102,22 @@ func literalValue(x *ast.Literal) Value {
 func compileRef(x *ast.AttrRef) node {
 	h := ast.FoldHash(x.Name)
 	if x.Absolute {
-		return &absRefNode{name: x.Name, hash: h}
+		return &absRefNode{name: intern(x.Name), hash: h}
 	}
 	if k := scopeKindOf(x.Name); k != scopeNone {
 		return &scopeNode{kind: k, name: x.Name, hash: h}
 	}
-	return &refNode{name: x.Name, hash: h}
+	return &refNode{name: intern(x.Name), hash: h}
 }
 
 func compileSelect(x *ast.Select) node {
 	h := ast.FoldHash(x.Name)
 	if r, ok := x.X.(*ast.AttrRef); ok && !r.Absolute {
 		if k := scopeKindOf(r.Name); k != scopeNone {
-			return &scopedRefNode{kind: k, scopeName: r.Name, scopeHash: ast.FoldHash(r.Name), name: x.Name, hash: h}
+			return &scopedRefNode{kind: k, scopeName: r.Name, scopeHash: ast.FoldHash(r.Name), name: intern(x.Name), hash: h}
 		}
 	}
-	return &selectNode{x: compile(x.X), name: x.Name, hash: h}
+	return &selectNode{x: compile(x.X), name: intern(x.Name), hash: h}
 }
 
 func compileBinary(x *ast.Binary) node {

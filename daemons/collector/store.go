@@ -18,14 +18,14 @@ import (
 // soft state, rebuilt from updates after a restart. Stored ads are never
 // changed; an update replaces the ad, so readers use ads without locks.
 type Store struct {
-	mu       sync.RWMutex
-	ads      map[key]*entry
+	mu sync.RWMutex
+	// ads holds the entries by lower-case type, then lower-case name, so a
+	// query visits only the ads of its type.
+	ads      map[string]map[string]*entry
 	lifetime time.Duration
 	updates  int64
 	queries  int64
 }
-
-type key struct{ typ, name string }
 
 type entry struct {
 	ad      *classad.Ad
@@ -43,10 +43,52 @@ type entry struct {
 // NewStore returns an empty store in which ads live lifetime without an
 // update, unless they say otherwise (ClassAdLifetime).
 func NewStore(lifetime time.Duration) *Store {
-	return &Store{ads: map[key]*entry{}, lifetime: lifetime}
+	return &Store{ads: map[string]map[string]*entry{}, lifetime: lifetime}
 }
 
-func keyOf(typ, name string) key { return key{ast.Lower(typ), ast.Lower(name)} }
+// get returns the entry of a type and name, or nil.
+func (s *Store) get(typ, name string) *entry { return s.ads[ast.Lower(typ)][ast.Lower(name)] }
+
+// set stores an entry under its type and name.
+func (s *Store) set(e *entry) {
+	t := ast.Lower(e.typ)
+	m := s.ads[t]
+	if m == nil {
+		m = map[string]*entry{}
+		s.ads[t] = m
+	}
+	m[ast.Lower(e.name)] = e
+}
+
+// remove deletes the entry of a type and name and reports whether it was there.
+func (s *Store) remove(typ, name string) bool {
+	m := s.ads[ast.Lower(typ)]
+	k := ast.Lower(name)
+	if _, ok := m[k]; !ok {
+		return false
+	}
+	delete(m, k)
+	return true
+}
+
+// each calls f for every entry of a type ("" for all) until f returns false.
+func (s *Store) each(typ string, f func(*entry) bool) {
+	if typ != "" {
+		for _, e := range s.ads[ast.Lower(typ)] {
+			if !f(e) {
+				return
+			}
+		}
+		return
+	}
+	for _, m := range s.ads {
+		for _, e := range m {
+			if !f(e) {
+				return
+			}
+		}
+	}
+}
 
 // adString returns a string attribute of an ad, if it is a string literal.
 func adString(ad *classad.Ad, name string) (string, bool) {
@@ -139,8 +181,7 @@ func (s *Store) update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored,
 
 // put stores e unless the stored ad of its key is newer.
 func (s *Store) put(e *entry, now time.Time) bool {
-	k := keyOf(e.typ, e.name)
-	old := s.ads[k]
+	old := s.get(e.typ, e.name)
 	if old != nil && (e.start < old.start || e.start == old.start && e.seq < old.seq) {
 		return false
 	}
@@ -149,7 +190,7 @@ func (s *Store) put(e *entry, now time.Time) bool {
 		e.count = old.count + 1
 	}
 	e.json = stamp(e.ad, e.json, now.Unix(), e.count)
-	s.ads[k] = e
+	s.set(e)
 	return true
 }
 
@@ -181,8 +222,7 @@ func (s *Store) Invalidate(typ string, names []string, constraint *classad.Progr
 	defer s.mu.Unlock()
 	removed := 0
 	for _, n := range names {
-		if _, ok := s.ads[keyOf(typ, n)]; ok {
-			delete(s.ads, keyOf(typ, n))
+		if s.remove(typ, n) {
 			removed++
 		}
 	}
@@ -190,13 +230,17 @@ func (s *Store) Invalidate(typ string, names []string, constraint *classad.Progr
 		return removed
 	}
 	var st eval.State
-	for k, e := range s.ads {
-		if ast.EqualFold(e.typ, typ) && matches(&st, constraint, e.ad) {
-			delete(s.ads, k)
-			removed++
+	var doomed []*entry
+	s.each(typ, func(e *entry) bool {
+		if matches(&st, constraint, e.ad) {
+			doomed = append(doomed, e)
 		}
+		return true
+	})
+	for _, e := range doomed {
+		s.remove(e.typ, e.name)
 	}
-	return removed
+	return removed + len(doomed)
 }
 
 func matches(st *eval.State, p *classad.Program, ad *classad.Ad) bool {
@@ -215,12 +259,13 @@ type Found struct {
 // no limit). Absent ads are left out unless absent is set.
 func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent bool) []Found {
 	s.mu.RLock()
-	candidates := make([]*entry, 0, len(s.ads))
-	for _, e := range s.ads {
-		if (typ == "" || ast.EqualFold(e.typ, typ)) && (absent || e.absent.IsZero()) {
+	var candidates []*entry
+	s.each(typ, func(e *entry) bool {
+		if absent || e.absent.IsZero() {
 			candidates = append(candidates, e)
 		}
-	}
+		return true
+	})
 	s.queries++
 	s.mu.RUnlock()
 	if constraint != nil {
@@ -254,14 +299,17 @@ func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent
 func (s *Store) Expire(now time.Time, grace time.Duration) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	removed := 0
-	for k, e := range s.ads {
+	var doomed []*entry
+	s.each("", func(e *entry) bool {
 		if now.After(e.expires) || !e.absent.IsZero() && now.Sub(e.absent) > grace {
-			delete(s.ads, k)
-			removed++
+			doomed = append(doomed, e)
 		}
+		return true
+	})
+	for _, e := range doomed {
+		s.remove(e.typ, e.name)
 	}
-	return removed
+	return len(doomed)
 }
 
 // MarkAbsent marks the ads advertised by a member that gossip reports
@@ -269,19 +317,22 @@ func (s *Store) Expire(now time.Time, grace time.Duration) int {
 func (s *Store) MarkAbsent(member string, now time.Time) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
-	for k, e := range s.ads {
+	var gone []*entry
+	s.each("", func(e *entry) bool {
 		if e.member == member && e.absent.IsZero() {
-			marked := *e // stored ads are not changed in place: readers hold them
-			marked.ad = e.ad.Clone()
-			marked.ad.Set(wire.AttrAbsent, ast.Bool(true))
-			marked.json = classad.AppendJSON(nil, marked.ad, false)
-			marked.absent = now
-			s.ads[k] = &marked
-			n++
+			gone = append(gone, e)
 		}
+		return true
+	})
+	for _, e := range gone {
+		marked := *e // stored ads are not changed in place: readers hold them
+		marked.ad = e.ad.Clone()
+		marked.ad.Set(wire.AttrAbsent, ast.Bool(true))
+		marked.json = classad.AppendJSON(nil, marked.ad, false)
+		marked.absent = now
+		s.set(&marked)
 	}
-	return n
+	return len(gone)
 }
 
 // Stats returns counters: ads by type, updates and queries received.
@@ -289,8 +340,9 @@ func (s *Store) Stats() (byType map[string]int, updates, queries int64) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	byType = map[string]int{}
-	for _, e := range s.ads {
+	s.each("", func(e *entry) bool {
 		byType[e.typ]++
-	}
+		return true
+	})
 	return byType, s.updates, s.queries
 }
