@@ -12,6 +12,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
@@ -177,14 +178,22 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	if q.Limit < 0 {
 		return wire.BadRequest("query: limit must not be negative")
 	}
-	if q.Type == "" || ast.EqualFold(q.Type, wire.TypeCollector) {
+	if q.Type == "" || ast.EqualFold(q.Type, attr.TypeCollector) {
 		s.refreshOwnAd() // its counters as of now
 	}
+	daemon := r.Caller.Allows(auth.Daemon) // only daemons see claim ids
 	var buf []byte
 	for _, f := range s.store.Query(q.Type, p, q.Limit, q.Absent) {
 		data := f.JSON
+		if !daemon && f.Public != nil {
+			data = f.Public
+		}
 		if len(q.Projection) > 0 {
-			buf = classad.AppendJSON(buf[:0], project(f.Ad, q.Projection), false)
+			ad := project(f.Ad, q.Projection)
+			if !daemon {
+				ad.Delete(attr.ClaimID)
+			}
+			buf = classad.AppendJSON(buf[:0], ad, false)
 			data = buf
 		}
 		if err := out.SendJSON(data); err != nil {
@@ -278,15 +287,15 @@ func (s *Server) refreshOwnAd() {
 	byType, updates, queries := s.store.Stats()
 	ad := classad.NewAd()
 	host, _, _ := net.SplitHostPort(s.Addr())
-	ad.Set(wire.AttrMyType, ast.Str(wire.TypeCollector))
-	ad.Set(wire.AttrName, ast.Str("collector@"+host))
-	ad.Set(wire.AttrMyAddress, ast.Str(s.Addr()))
-	ad.Set(wire.AttrStartTime, ast.Int(s.start.Unix()))
-	ad.Set(wire.AttrSequence, ast.Int(s.now().UnixNano()))
+	ad.Set(attr.MyType, ast.Str(attr.TypeCollector))
+	ad.Set(attr.Name, ast.Str("collector@"+host))
+	ad.Set(attr.MyAddress, ast.Str(s.Addr()))
+	ad.Set(attr.DaemonStartTime, ast.Int(s.start.Unix()))
+	ad.Set(attr.UpdateSequence, ast.Int(s.now().UnixNano()))
 	ad.Set("UpdatesReceived", ast.Int(updates))
 	ad.Set("QueriesReceived", ast.Int(queries))
 	for typ, n := range byType {
-		if typ != wire.TypeCollector && ast.IsPlainName("Num"+typ+"Ads") {
+		if typ != attr.TypeCollector && ast.IsPlainName("Num"+typ+"Ads") {
 			ad.Set("Num"+typ+"Ads", ast.Int(int64(n)))
 		}
 	}

@@ -240,3 +240,24 @@ func TestEndpointsDocumented(t *testing.T) {
 	s, _ := New(p.Env("collector"), testConfig(p))
 	pooltest.CheckDocumented(t, s.mux().Routes())
 }
+
+// A slot's claim id is a secret: only daemons (the negotiator) see it.
+func TestClaimIDIsPrivate(t *testing.T) {
+	p := pooltest.New(t)
+	s := startCollector(t, p, testConfig(p))
+	ctx := context.Background()
+	slot := ads(t, `[ MyType = "Machine"; Name = "slot1@h"; ClaimId = "secret-123"; Memory = 1 ]`)
+	if err := p.Client(s.Addr(), "startd@h", auth.Daemon).Call(ctx, "POST", wire.PathAds, slot, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []wire.Query{{Type: "Machine"}, {Type: "Machine", Projection: []string{"Name", "ClaimId"}}} {
+		user := query(t, p.Client(s.Addr(), "alice", auth.Read|auth.Write|auth.Administrator), q)
+		if len(user) != 1 || user[0].Index("ClaimId") >= 0 {
+			t.Errorf("a user saw the claim id: %v", user)
+		}
+		neg := query(t, p.Client(s.Addr(), "negotiator@h", auth.Daemon), q)
+		if len(neg) != 1 || !strings.Contains(neg[0].String(), `ClaimId = "secret-123"`) {
+			t.Errorf("the negotiator did not get the claim id: %v", neg)
+		}
+	}
+}

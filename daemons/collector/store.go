@@ -11,7 +11,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/classad/eval"
-	"github.com/kite-sched/kite/internal/wire"
+	"github.com/kite-sched/kite/internal/attr"
 )
 
 // Store holds the pool's ads, keyed by (MyType, Name) without case. It is
@@ -30,6 +30,7 @@ type Store struct {
 type entry struct {
 	ad      *classad.Ad
 	json    []byte // the ad in JSON form, as queries send it
+	public  []byte // the JSON without secrets (ClaimId), when it has any
 	typ     string // as the ad spells it
 	name    string
 	expires time.Time
@@ -117,17 +118,17 @@ func adInt(ad *classad.Ad, name string) (int64, bool) {
 
 // check returns what is wrong with an ad as an update, if anything.
 func check(ad *classad.Ad) (typ, name string, err error) {
-	typ, ok := adString(ad, wire.AttrMyType)
+	typ, ok := adString(ad, attr.MyType)
 	if !ok || typ == "" {
-		return "", "", fmt.Errorf("no %s string attribute", wire.AttrMyType)
+		return "", "", fmt.Errorf("no %s string attribute", attr.MyType)
 	}
-	name, ok = adString(ad, wire.AttrName)
+	name, ok = adString(ad, attr.Name)
 	if !ok || name == "" {
-		return "", "", fmt.Errorf("no %s string attribute", wire.AttrName)
+		return "", "", fmt.Errorf("no %s string attribute", attr.Name)
 	}
-	if e, ok := ad.Lookup(wire.AttrLifetime); ok {
+	if e, ok := ad.Lookup(attr.ClassAdLifetime); ok {
 		if l, isLit := e.(*ast.Literal); !isLit || l.Kind != ast.IntLit || l.Int <= 0 {
-			return "", "", fmt.Errorf("%s must be a positive integer (seconds)", wire.AttrLifetime)
+			return "", "", fmt.Errorf("%s must be a positive integer (seconds)", attr.ClassAdLifetime)
 		}
 	}
 	return typ, name, nil
@@ -159,10 +160,10 @@ func (s *Store) update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored,
 		if raws != nil {
 			e.json = raws[i]
 		}
-		e.start, _ = adInt(ad, wire.AttrStartTime)
-		e.seq, _ = adInt(ad, wire.AttrSequence)
-		e.member, _ = adString(ad, wire.AttrMember)
-		if life, ok := adInt(ad, wire.AttrLifetime); ok {
+		e.start, _ = adInt(ad, attr.DaemonStartTime)
+		e.seq, _ = adInt(ad, attr.UpdateSequence)
+		e.member, _ = adString(ad, attr.Member)
+		if life, ok := adInt(ad, attr.ClassAdLifetime); ok {
 			e.expires = now.Add(time.Duration(life) * time.Second)
 		}
 		entries[i] = e
@@ -190,6 +191,9 @@ func (s *Store) put(e *entry, now time.Time) bool {
 		e.count = old.count + 1
 	}
 	e.json = stamp(e.ad, e.json, now.Unix(), e.count)
+	if e.ad.Index(attr.ClaimID) >= 0 {
+		e.public = classad.AppendJSON(nil, withoutSecrets(e.ad), false)
+	}
 	s.set(e)
 	return true
 }
@@ -199,9 +203,9 @@ func (s *Store) put(e *entry, now time.Time) bool {
 // attributes added before the closing brace, or, when the ad already had
 // them or came without JSON, a fresh encoding.
 func stamp(ad *classad.Ad, raw []byte, heard, count int64) []byte {
-	fresh := raw == nil || ad.Index(wire.AttrLastHeard) >= 0 || ad.Index(wire.AttrUpdateCount) >= 0
-	ad.Set(wire.AttrLastHeard, ast.Int(heard))
-	ad.Set(wire.AttrUpdateCount, ast.Int(count))
+	fresh := raw == nil || ad.Index(attr.LastHeardFrom) >= 0 || ad.Index(attr.UpdatesTotal) >= 0
+	ad.Set(attr.LastHeardFrom, ast.Int(heard))
+	ad.Set(attr.UpdatesTotal, ast.Int(count))
 	if fresh {
 		return classad.AppendJSON(nil, ad, false)
 	}
@@ -211,7 +215,7 @@ func stamp(ad *classad.Ad, raw []byte, heard, count int64) []byte {
 	if ad.Len() > 2 {
 		out = append(out, ',')
 	}
-	out = fmt.Appendf(out, `"%s": %d,"%s": %d}`, wire.AttrLastHeard, heard, wire.AttrUpdateCount, count)
+	out = fmt.Appendf(out, `"%s": %d,"%s": %d}`, attr.LastHeardFrom, heard, attr.UpdatesTotal, count)
 	return out
 }
 
@@ -252,6 +256,16 @@ func matches(st *eval.State, p *classad.Program, ad *classad.Ad) bool {
 type Found struct {
 	Ad   *classad.Ad
 	JSON []byte
+	// Public is the JSON without secrets, nil when the ad has none.
+	Public []byte
+}
+
+// withoutSecrets returns ad without the attributes only daemons may see
+// (the slot's ClaimId), sharing its expressions.
+func withoutSecrets(ad *classad.Ad) *classad.Ad {
+	c := ad.Clone()
+	c.Delete(attr.ClaimID)
+	return c
 }
 
 // Query returns the ads of a type ("" for all) that make the constraint
@@ -289,7 +303,7 @@ func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent
 	}
 	out := make([]Found, len(candidates))
 	for i, e := range candidates {
-		out[i] = Found{e.ad, e.json}
+		out[i] = Found{e.ad, e.json, e.public}
 	}
 	return out
 }
@@ -327,8 +341,11 @@ func (s *Store) MarkAbsent(member string, now time.Time) int {
 	for _, e := range gone {
 		marked := *e // stored ads are not changed in place: readers hold them
 		marked.ad = e.ad.Clone()
-		marked.ad.Set(wire.AttrAbsent, ast.Bool(true))
+		marked.ad.Set(attr.Absent, ast.Bool(true))
 		marked.json = classad.AppendJSON(nil, marked.ad, false)
+		if marked.public != nil {
+			marked.public = classad.AppendJSON(nil, withoutSecrets(marked.ad), false)
+		}
 		marked.absent = now
 		s.set(&marked)
 	}

@@ -18,31 +18,6 @@ const (
 	PathMembers = "/v1/members"
 )
 
-// Ad types (MyType) the collector knows; any other is stored as it comes.
-const (
-	TypeSlot       = "Machine"
-	TypeScheduler  = "Scheduler"
-	TypeSubmitter  = "Submitter"
-	TypeNegotiator = "Negotiator"
-	TypeMaster     = "DaemonMaster"
-	TypeCollector  = "Collector"
-	TypeAccount    = "Accounting"
-)
-
-// Attributes the collector reads or sets on ads.
-const (
-	AttrMyType      = "MyType"
-	AttrName        = "Name"
-	AttrLifetime    = "ClassAdLifetime"      // seconds this ad lives without an update
-	AttrStartTime   = "DaemonStartTime"      // when the advertising daemon started (Unix seconds)
-	AttrSequence    = "UpdateSequenceNumber" // increases with each update a daemon sends
-	AttrMember      = "KiteMember"           // gossip name of the advertising daemon
-	AttrLastHeard   = "LastHeardFrom"        // set by the collector: Unix seconds of the last update
-	AttrUpdateCount = "UpdatesTotal"         // set by the collector: updates received for the ad
-	AttrAbsent      = "Absent"               // set by the collector when the ad's member died
-	AttrMyAddress   = "MyAddress"            // where the advertising daemon serves (host:port)
-)
-
 // UpdateAdsResult says what became of an UpdateAds.
 type UpdateAdsResult struct {
 	Stored int `json:"stored"`

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -65,17 +66,17 @@ func (o *statusOptions) adType() string {
 	case o.any:
 		return ""
 	case o.schedd:
-		return wire.TypeScheduler
+		return attr.TypeScheduler
 	case o.submitters:
-		return wire.TypeSubmitter
+		return attr.TypeSubmitter
 	case o.negotiator:
-		return wire.TypeNegotiator
+		return attr.TypeNegotiator
 	case o.master:
-		return wire.TypeMaster
+		return attr.TypeMaster
 	case o.collector:
-		return wire.TypeCollector
+		return attr.TypeCollector
 	}
-	return wire.TypeSlot
+	return attr.TypeSlot
 }
 
 func (o *statusOptions) run(ctx context.Context, w io.Writer, args []string) error {
@@ -154,7 +155,7 @@ func queryAds(ctx context.Context, c *wire.Client, q wire.Query) ([]*classad.Ad,
 
 func (o *statusOptions) printTable(w io.Writer, ads []*classad.Ad) error {
 	switch o.adType() {
-	case wire.TypeSlot:
+	case attr.TypeSlot:
 		if !o.total {
 			if err := slotTable(ads).write(w); err != nil {
 				return err
@@ -164,7 +165,7 @@ func (o *statusOptions) printTable(w io.Writer, ads []*classad.Ad) error {
 		return slotSummary(ads).write(w)
 	case "":
 		return adsTable(ads, "MyType", "TargetType", "Name").write(w)
-	case wire.TypeScheduler, wire.TypeSubmitter:
+	case attr.TypeScheduler, attr.TypeSubmitter:
 		return adsTable(ads, "Name", "Machine", "RunningJobs", "IdleJobs", "HeldJobs").write(w)
 	}
 	return adsTable(ads, "Name", "MyAddress").write(w)

@@ -1,0 +1,196 @@
+// Package attr names the ad attributes Kite's daemons and tools share, with
+// HTCondor's spellings, and the codes they hold (job states, hold reasons,
+// universes). One place for them keeps the schedd, startd, negotiator and
+// tools speaking of the same things.
+package attr
+
+// Ad types (MyType).
+const (
+	TypeJob        = "Job"
+	TypeSlot       = "Machine"
+	TypeScheduler  = "Scheduler"
+	TypeSubmitter  = "Submitter"
+	TypeNegotiator = "Negotiator"
+	TypeMaster     = "DaemonMaster"
+	TypeCollector  = "Collector"
+)
+
+// Attributes of every advertised ad.
+const (
+	MyType     = "MyType"
+	TargetType = "TargetType"
+	Name       = "Name"
+	Machine    = "Machine"
+	MyAddress  = "MyAddress" // host:port where the daemon serves the wire protocol
+	// Member is the advertising daemon's gossip name: the collector drops the
+	// ad when gossip reports that member dead.
+	Member           = "KiteMember"
+	DaemonStartTime  = "DaemonStartTime"
+	UpdateSequence   = "UpdateSequenceNumber"
+	ClassAdLifetime  = "ClassAdLifetime"
+	Requirements     = "Requirements"
+	Rank             = "Rank"
+	CurrentTime      = "CurrentTime"
+	ScheddName       = "ScheddName"
+	KiteVersion      = "KiteVersion"
+	LastHeardFrom    = "LastHeardFrom"
+	UpdatesTotal     = "UpdatesTotal"
+	Absent           = "Absent"
+	ConcurrencyLimit = "ConcurrencyLimits"
+)
+
+// Job ad attributes.
+const (
+	ClusterID            = "ClusterId"
+	ProcID               = "ProcId"
+	GlobalJobID          = "GlobalJobId"
+	Owner                = "Owner"
+	User                 = "User" // owner@uid_domain: the accounting principal
+	AcctGroup            = "AcctGroup"
+	JobStatus            = "JobStatus"
+	LastJobStatus        = "LastJobStatus"
+	EnteredCurrentStatus = "EnteredCurrentStatus"
+	QDate                = "QDate"
+	JobPrio              = "JobPrio"
+	JobUniverse          = "JobUniverse"
+	Cmd                  = "Cmd"
+	Args                 = "Args"
+	Arguments            = "Arguments"
+	Environment          = "Environment"
+	Iwd                  = "Iwd"
+	In                   = "In"
+	Out                  = "Out"
+	Err                  = "Err"
+	UserLog              = "UserLog"
+	RequestCpus          = "RequestCpus"
+	RequestMemory        = "RequestMemory"
+	RequestDisk          = "RequestDisk"
+	TransferInput        = "TransferInput"
+	TransferOutput       = "TransferOutput"
+	ShouldTransferFiles  = "ShouldTransferFiles"
+	WhenToTransferOutput = "WhenToTransferOutput"
+	JobBatchName         = "JobBatchName"
+	HoldReason           = "HoldReason"
+	HoldReasonCode       = "HoldReasonCode"
+	HoldReasonSubCode    = "HoldReasonSubCode"
+	RemoveReason         = "RemoveReason"
+	ReleaseReason        = "ReleaseReason"
+	NumJobStarts         = "NumJobStarts"
+	JobRunCount          = "JobRunCount"
+	JobStartDate         = "JobStartDate"
+	JobCurrentStartDate  = "JobCurrentStartDate"
+	CompletionDate       = "CompletionDate"
+	ExitCode             = "ExitCode"
+	ExitBySignal         = "ExitBySignal"
+	ExitSignal           = "ExitSignal"
+	RemoteHost           = "RemoteHost"
+	LastRemoteHost       = "LastRemoteHost"
+	RemoteWallClockTime  = "RemoteWallClockTime"
+	RemoteUserCpu        = "RemoteUserCpu"
+	RemoteSysCpu         = "RemoteSysCpu"
+	MemoryUsage          = "MemoryUsage"
+	ImageSize            = "ImageSize"
+	OnExitRemove         = "OnExitRemove"
+	OnExitHold           = "OnExitHold"
+	PeriodicHold         = "PeriodicHold"
+	PeriodicRemove       = "PeriodicRemove"
+	PeriodicRelease      = "PeriodicRelease"
+	MaxRetries           = "MaxRetries"
+	AutoClusterID        = "AutoClusterId"
+)
+
+// Slot ad attributes.
+const (
+	State                  = "State"
+	Activity               = "Activity"
+	EnteredCurrentState    = "EnteredCurrentState"
+	EnteredCurrentActivity = "EnteredCurrentActivity"
+	Cpus                   = "Cpus"
+	Memory                 = "Memory"
+	Disk                   = "Disk"
+	TotalCpus              = "TotalCpus"
+	TotalMemory            = "TotalMemory"
+	TotalDisk              = "TotalDisk"
+	Arch                   = "Arch"
+	OpSys                  = "OpSys"
+	OpSysAndVer            = "OpSysAndVer"
+	LoadAvg                = "LoadAvg"
+	KeyboardIdle           = "KeyboardIdle"
+	ConsoleIdle            = "ConsoleIdle"
+	KFlops                 = "KFlops"
+	Mips                   = "Mips"
+	Start                  = "Start"
+	SlotID                 = "SlotID"
+	SlotType               = "SlotType" // Static, Partitionable, Dynamic
+	PartitionableSlot      = "PartitionableSlot"
+	SlotWeight             = "SlotWeight"
+	FileSystemDomain       = "FileSystemDomain"
+	UIDDomain              = "UidDomain"
+	HasFileTransfer        = "HasFileTransfer"
+	RemoteOwner            = "RemoteOwner"
+	RemoteUser             = "RemoteUser"
+	JobID                  = "JobId"
+	// ClaimID is the slot's current claim id, a secret: the collector
+	// returns it only to DAEMON-level callers (the negotiator).
+	ClaimID = "ClaimId"
+)
+
+// Submitter and scheduler ad attributes.
+const (
+	IdleJobs         = "IdleJobs"
+	RunningJobs      = "RunningJobs"
+	HeldJobs         = "HeldJobs"
+	TotalIdleJobs    = "TotalIdleJobs"
+	TotalRunningJobs = "TotalRunningJobs"
+	TotalHeldJobs    = "TotalHeldJobs"
+	TotalJobAds      = "TotalJobAds"
+)
+
+// JobStatus values (HTCondor's).
+const (
+	Idle               = 1
+	Running            = 2
+	Removed            = 3
+	Completed          = 4
+	Held               = 5
+	TransferringOutput = 6
+	Suspended          = 7
+)
+
+// StatusLetter is condor_q's ST column for a JobStatus.
+func StatusLetter(status int64) string {
+	switch status {
+	case Idle:
+		return "I"
+	case Running:
+		return "R"
+	case Removed:
+		return "X"
+	case Completed:
+		return "C"
+	case Held:
+		return "H"
+	case TransferringOutput:
+		return ">"
+	case Suspended:
+		return "S"
+	}
+	return "?"
+}
+
+// HoldReasonCode values (HTCondor's hold table).
+const (
+	HoldUserRequest        = 1
+	HoldJobPolicy          = 3
+	HoldJobPolicyUndefined = 5
+	HoldStartingJob        = 6
+	HoldTransferOutput     = 12
+	HoldTransferInput      = 13
+	HoldSubmittedOnHold    = 15
+	HoldStartdHeldJob      = 21
+	HoldSystemPolicy       = 26
+	HoldJobOutOfResources  = 34
+)
+
+// Universe numbers: Kite runs the vanilla universe.
+const UniverseVanilla = 5
