@@ -133,6 +133,19 @@ func (m *Mux) HandleStream(pattern string, level auth.Level, h StreamHandler) {
 	})
 }
 
+// RawHandler serves a request itself: file transfer, where the body is
+// not JSON. Errors it returns before writing become JSON answers.
+type RawHandler func(w http.ResponseWriter, r *Request) error
+
+// HandleRaw adds an endpoint that writes its own answer.
+func (m *Mux) HandleRaw(pattern string, level auth.Level, h RawHandler) {
+	m.add(pattern, level, func(w http.ResponseWriter, r *Request) {
+		if err := h(w, r); err != nil {
+			m.fail(w, r, err)
+		}
+	})
+}
+
 func (m *Mux) add(pattern string, level auth.Level, serve func(http.ResponseWriter, *Request)) {
 	m.routes = append(m.routes, Route{Pattern: pattern, Level: level})
 	maxBody := m.maxBody
