@@ -21,7 +21,7 @@ func TestDefaultsValidate(t *testing.T) {
 
 // Every example configuration decodes strictly and validates.
 func TestExamples(t *testing.T) {
-	err := fs.WalkDir(configs.Examples, ".", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(configs.Examples, "examples", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -90,30 +90,3 @@ type Collector struct {
 	// MaxBodyBytes bounds the size of one request body. Typically 64 MiB.
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
 }
-
-// Negotiator configures the matchmaker.
-type Negotiator struct {
-	// Listen is the negotiator's host:port; port 0 picks a free one.
-	Listen string `toml:"listen"`
-	// Interval is the longest time between two cycles. HTCondor: 60s.
-	Interval Duration `toml:"interval"`
-	// CycleDelay is the shortest time between two cycles; a cycle also
-	// starts this soon after new idle jobs appear. Typically 100ms.
-	CycleDelay Duration `toml:"cycle_delay"`
-}
-
-// Schedd configures the job queue.
-type Schedd struct {
-	// Listen is the schedd's host:port; port 0 picks a free one.
-	Listen string `toml:"listen"`
-	// Name names the schedd in its ads; empty means the host name.
-	Name string `toml:"name"`
-}
-
-// Startd configures the execute node.
-type Startd struct {
-	// Listen is the startd's host:port; port 0 picks a free one.
-	Listen string `toml:"listen"`
-	// Name names the machine in its ads; empty means the host name.
-	Name string `toml:"name"`
-}
