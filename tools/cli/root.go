@@ -50,10 +50,17 @@ func New() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	g := &globals{}
 	g.register(root)
-	root.AddCommand(newClassAdCmd(), newVersionCmd(), newInitCmd(), newTokenCmd(g), newConfigCmd(g),
-		newCollectorCmd(g), newStatusCmd(g), newAdvertiseCmd(g), newMembersCmd(g))
+	for _, c := range commands {
+		root.AddCommand(c(g))
+	}
 	return root
 }
+
+// commands makes the top-level commands; each command's file adds its own
+// in init, so files of separate commands never need the same edit.
+var commands []func(*globals) *cobra.Command
+
+func addCommand(c func(*globals) *cobra.Command) { commands = append(commands, c) }
 
 // usageError marks a mistake in how the command was called.
 type usageError struct{ err error }
