@@ -114,13 +114,20 @@ func ForeignToken(t testing.TB) string {
 	return tok
 }
 
-// CheckDocumented fails the test unless docs/protocol.md lists every route
-// of the mux as `METHOD /path`.
+// CheckDocumented fails the test unless the protocol documentation
+// (docs/protocol.md and docs/protocol/*.md) lists every route of the mux
+// as `METHOD /path`.
 func CheckDocumented(t testing.TB, routes []wire.Route) {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "protocol.md"))
-	if err != nil {
-		t.Fatal(err)
+	root := moduleRoot(t)
+	files, _ := filepath.Glob(filepath.Join(root, "docs", "protocol", "*.md"))
+	var doc []byte
+	for _, f := range append([]string{filepath.Join(root, "docs", "protocol.md")}, files...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc = append(doc, b...)
 	}
 	for _, r := range routes {
 		if !strings.Contains(string(doc), "`"+r.Pattern+"`") {
