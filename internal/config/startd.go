@@ -6,4 +6,6 @@ type Startd struct {
 	Listen string `toml:"listen"`
 	// Name names the machine in its ads; empty means the host name.
 	Name string `toml:"name"`
+	// Sita is the SITA-E size interval this host serves.
+	Sita Sita `toml:"sita"`
 }
