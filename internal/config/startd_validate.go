@@ -1,0 +1,250 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+)
+
+func init() { extraValidators = append(extraValidators, validateStartd) }
+
+// startdOwned are slot ad attributes the startd sets itself; the
+// [startd.attributes] table may not replace them.
+var startdOwned = []string{
+	"MyType", "TargetType", "Name", "Machine", "MyAddress", "KiteMember",
+	"DaemonStartTime", "UpdateSequenceNumber", "State", "Activity",
+	"EnteredCurrentState", "EnteredCurrentActivity", "ClaimId", "SlotID",
+	"SlotType", "PartitionableSlot", "DynamicSlot", "Requirements",
+	"WithinResourceLimits", "Cpus", "Memory", "Disk", "TotalCpus",
+	"TotalMemory", "TotalDisk", "TotalSlotCpus", "TotalSlotMemory",
+	"TotalSlotDisk", "RemoteOwner", "RemoteUser", "JobId",
+	"Start", "Rank", "IsOwner", "Suspend", "Continue", "Preempt", "Kill",
+	"MaxJobRetirementTime",
+}
+
+// validateStartd checks the [startd] section.
+func validateStartd(c *Config) []error {
+	s := &c.Startd
+	var errs []error
+	check := func(ok bool, key, format string, args ...any) {
+		if !ok {
+			errs = append(errs, c.errorAt(key, format, args...))
+		}
+	}
+	check(s.ExecuteDir != "", "startd.execute_dir", "the startd needs an execute directory")
+	check(s.Cpus >= 0, "startd.cpus", "must not be negative (0 detects)")
+	check(s.Memory >= 0, "startd.memory", "must not be negative (0 detects)")
+	check(s.Disk >= 0, "startd.disk", "must not be negative (0 detects)")
+	check(s.Slots >= 1, "startd.slots", "must be at least 1")
+	check(len(s.SlotTypes) == 0 || c.Origin("startd.slots").Source == "default", "startd.slots",
+		"set either slots or [startd.slot_types], not both")
+	check(s.SlotUser != "", "startd.slot_user", "a user name is required (jobs run as it when the startd is root)")
+	for _, d := range []struct {
+		key  string
+		v    Duration
+		zero bool
+	}{
+		{"startd.update_interval", s.UpdateInterval, false},
+		{"startd.update_delay", s.UpdateDelay, true},
+		{"startd.policy_interval", s.PolicyInterval, false},
+		{"startd.claim_lease", s.ClaimLease, false},
+		{"startd.kill_grace", s.KillGrace, true},
+		{"startd.sample_interval", s.SampleInterval, false},
+	} {
+		check(d.v.Duration > 0 || d.zero && d.v.Duration == 0, d.key, "must be a positive duration")
+	}
+	check(s.Cgroup == "auto" || s.Cgroup == "off", "startd.cgroup", "%q is not auto or off", s.Cgroup)
+	errs = append(errs, c.validateSlotTypes()...)
+	for _, p := range s.PolicyExprs() {
+		if _, err := classad.ParseExpr(p.Src); err != nil {
+			errs = append(errs, c.exprError(p.Key, err))
+		}
+	}
+	return append(errs, c.validateAttributes()...)
+}
+
+// validateSlotTypes checks counts and that fractions do not add up to
+// more than the machine.
+func (c *Config) validateSlotTypes() []error {
+	var errs []error
+	var sum [3]float64
+	for _, name := range sortedKeys(c.Startd.SlotTypes) {
+		t := c.Startd.SlotTypes[name]
+		key := "startd.slot_types." + name
+		if t.Count < 1 {
+			errs = append(errs, c.errorAt(key+".count", "slot type %s needs a count of at least 1", name))
+		}
+		for i, sh := range []Share{t.Cpus, t.Memory, t.Disk} {
+			sum[i] += sh.Fraction * float64(t.Count)
+		}
+	}
+	for i, res := range []string{"cpus", "memory", "disk"} {
+		if sum[i] > 1.0001 {
+			errs = append(errs, c.errorAt("startd.slot_types", "the slot types' %s shares add up to %.0f%% of the machine", res, sum[i]*100))
+		}
+	}
+	return errs
+}
+
+// validateAttributes checks [startd.attributes]: names, and values that
+// must make expressions.
+func (c *Config) validateAttributes() []error {
+	var errs []error
+	for _, name := range c.Startd.AttributeNames() {
+		key := "startd.attributes." + name
+		if !ast.IsPlainName(name) {
+			errs = append(errs, c.errorAt(key, "%q is not a ClassAd attribute name", name))
+			continue
+		}
+		if owned(name) {
+			errs = append(errs, c.errorAt(key, "%s is set by the startd itself (the policy has its own keys: start, rank, ...)", name))
+			continue
+		}
+		if _, err := AttributeExpr(c.Startd.Attributes[name], ""); err != nil {
+			errs = append(errs, c.exprError(key, err))
+		}
+	}
+	return errs
+}
+
+func owned(name string) bool {
+	for _, o := range startdOwned {
+		if strings.EqualFold(o, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// exprError places an expression's syntax error at its line and column in
+// the configuration file: the value's place plus the offset of the
+// mistake inside it.
+func (c *Config) exprError(key string, err error) error {
+	var pe *classad.ParseError
+	if !errors.As(err, &pe) {
+		return c.errorAt(key, "%v", err)
+	}
+	msg := fmt.Sprintf("bad expression: %s", pe.Msg)
+	o := c.Origin(key)
+	if o.Source != "file" {
+		return c.errorAt(key, "%s (at offset %d)", msg, pe.Offset)
+	}
+	pos := o.Pos
+	if p, ok := valuePosition(c.File, o.Pos, pe.Offset); ok {
+		pos = p
+	}
+	return &Error{Pos: pos, Key: key, Msg: msg}
+}
+
+// valuePosition finds where byte off of the string value whose key is at
+// keyPos starts in the file, decoding TOML escapes on the way.
+func valuePosition(file string, keyPos Position, off int) (Position, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Position{}, false
+	}
+	lines := strings.Split(string(data), "\n")
+	if keyPos.Line < 1 || keyPos.Line > len(lines) {
+		return Position{}, false
+	}
+	line := lines[keyPos.Line-1]
+	eq := strings.IndexByte(line[min(keyPos.Col-1, len(line)):], '=')
+	if eq < 0 {
+		return Position{}, false
+	}
+	i := keyPos.Col - 1 + eq + 1
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	sc := &valueScanner{lines: lines, line: keyPos.Line - 1, col: i}
+	if !sc.open() {
+		return Position{}, false
+	}
+	if !sc.skip(off) {
+		return Position{}, false
+	}
+	return Position{File: keyPos.File, Line: sc.line + 1, Col: sc.col + 1}, true
+}
+
+// valueScanner walks a TOML string value in its source, one decoded
+// byte at a time.
+type valueScanner struct {
+	lines     []string
+	line, col int
+	quote     string // `"`, `'`, `"""` or `'''`
+}
+
+// open reads the opening delimiter; a newline right after a multi-line
+// one is not part of the value.
+func (s *valueScanner) open() bool {
+	rest := s.lines[s.line][s.col:]
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if strings.HasPrefix(rest, q) {
+			s.quote = q
+			s.col += len(q)
+			if len(q) == 3 && s.col == len(s.lines[s.line]) {
+				s.newline()
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (s *valueScanner) newline() { s.line, s.col = s.line+1, 0 }
+
+// skip advances over n decoded bytes.
+func (s *valueScanner) skip(n int) bool {
+	for n > 0 {
+		if s.line >= len(s.lines) {
+			return false
+		}
+		text := s.lines[s.line]
+		if s.col >= len(text) {
+			if len(s.quote) != 3 {
+				return false
+			}
+			s.newline()
+			n-- // the line break is part of a multi-line value
+			continue
+		}
+		used, decoded := s.step(text[s.col:])
+		s.col += used
+		n -= decoded
+	}
+	return true
+}
+
+// step returns how many source bytes the next character takes and how
+// many bytes it decodes to.
+func (s *valueScanner) step(rest string) (used, decoded int) {
+	if s.quote[0] == '\'' || rest[0] != '\\' || len(rest) < 2 {
+		return 1, 1
+	}
+	digits := map[byte]int{'u': 4, 'U': 8}[rest[1]]
+	if digits == 0 || len(rest) < 2+digits {
+		return 2, 1
+	}
+	r, err := strconv.ParseUint(rest[2:2+digits], 16, 32)
+	if err != nil || utf8.RuneLen(rune(r)) < 0 {
+		return 2 + digits, 3 // invalid: TOML refused it already
+	}
+	return 2 + digits, utf8.RuneLen(rune(r))
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
