@@ -102,6 +102,9 @@ type Startd struct {
 	// its quotes: Lab = '"physics"'); numbers, booleans and arrays of
 	// them are literals.
 	Attributes map[string]any `toml:"attributes"`
+
+	// Sita is the SITA-E size interval this host serves.
+	Sita Sita `toml:"sita"`
 }
 
 // SlotType is one kind of slot and its share of the machine.
