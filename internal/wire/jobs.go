@@ -46,8 +46,8 @@ type JobUpdate struct {
 
 	// Usage so far (all events after started).
 	WallSeconds  float64 `json:"wall_seconds,omitempty"`
-	UserCPU      float64 `json:"user_cpu,omitempty"`    // seconds
-	SysCPU       float64 `json:"sys_cpu,omitempty"`     // seconds
+	UserCPU      float64 `json:"user_cpu,omitempty"` // seconds
+	SysCPU       float64 `json:"sys_cpu,omitempty"`  // seconds
 	PeakMemoryMB int64   `json:"peak_memory_mb,omitempty"`
 
 	// For EventEvicted, EventHeld and EventFailed.
