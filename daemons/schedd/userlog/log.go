@@ -1,0 +1,55 @@
+package userlog
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Log appends events to log files. It is safe for concurrent use: writes
+// to one file are serialised, and each Append is one write(2).
+type Log struct {
+	Options Options
+	mu      sync.Mutex
+	files   map[string]*sync.Mutex
+}
+
+// fileLock returns the lock of one file.
+func (l *Log) fileLock(path string) *sync.Mutex {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.files == nil {
+		l.files = map[string]*sync.Mutex{}
+	}
+	m := l.files[path]
+	if m == nil {
+		m = &sync.Mutex{}
+		l.files[path] = m
+	}
+	return m
+}
+
+// Append writes events to the log at path (an absolute path), creating it
+// if need be.
+func (l *Log) Append(path string, events ...Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	path = filepath.Clean(path)
+	m := l.fileLock(path)
+	m.Lock()
+	defer m.Unlock()
+	var buf []byte
+	for i := range events {
+		buf = l.Options.Append(buf, &events[i])
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
