@@ -1,0 +1,37 @@
+// Package queue is the schedd's job queue: every job in memory, for
+// queries and scheduling, and in a bbolt file, so that nothing
+// acknowledged is lost.
+//
+//	Update(fn) ──▶ fn stages changes in a Tx (nothing changes if fn fails)
+//	           ──▶ memory changes, writes queued in change order
+//	           ──▶ committer: all queued writes in one bbolt transaction,
+//	               one fsync (group commit) ──▶ AfterCommit hooks ──▶ Update returns
+//	Read(fn)   ──▶ read lock; Views stay valid after it (copy on write)
+//
+// A job is its cluster's ad (the attributes every proc of one submit
+// shares, as internal/submit expands them) with the job's own ad over it:
+// ProcId, what differs between procs, and what changed since the submit.
+// A cluster of 100 000 jobs is one ad and 100 000 small ones, in memory and
+// on disk. Own ads are replaced, never changed in place, so a View taken
+// under the lock can be read after it is released.
+//
+// Changes are visible in memory as soon as Update's function returns and
+// durable when Update returns; callers acknowledge (answer a tool, start a
+// job) only after that. If a commit fails the queue refuses further
+// changes: the daemon must stop, and a restart reads back what was
+// committed.
+//
+// Storage (bbolt buckets; integers big-endian, so keys sort by number):
+//
+//	meta      next_cluster → the next cluster id to hand out; history_first,
+//	          history_next → the history's sequence numbers; version
+//	clusters  cluster (8 bytes) → the cluster ad, JSON (Owner included)
+//	procs     cluster (8) + proc (8) → the job's own ad, JSON
+//	history   sequence (8) → a finished job's whole ad, JSON
+//
+// Cluster ids come from NewCluster, durably, before a submit: the tool
+// needs the id to expand $(Cluster), and an id is never handed out twice,
+// even across a crash. A job leaving the queue (completed or removed) is
+// written to the history in the same transaction that deletes it, and the
+// history keeps the newest HistoryRetain jobs.
+package queue

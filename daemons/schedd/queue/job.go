@@ -1,0 +1,153 @@
+package queue
+
+import (
+	"iter"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// Cluster is the jobs of one submit: the attributes they share, stored
+// once, and the jobs.
+type Cluster struct {
+	ID    int64
+	Owner string
+	// ad holds the attributes every proc shares. It is replaced, never
+	// changed in place, so readers may keep it.
+	ad    *classad.Ad
+	procs []*Job // by proc id; nil once the proc has left the queue
+	live  int
+}
+
+// Ad returns the attributes the cluster's jobs share.
+func (c *Cluster) Ad() *classad.Ad { return c.ad }
+
+// Job is one job in the queue: its cluster's ad with its own attributes
+// over it.
+type Job struct {
+	ID      JobID
+	Cluster *Cluster
+	// own holds ProcId and the attributes that differ from the cluster's
+	// or changed since the submit. It is replaced on every change (copy on
+	// write), so a View taken earlier stays as it was.
+	own    *classad.Ad
+	status int64
+}
+
+// Status returns the job's JobStatus.
+func (j *Job) Status() int64 { return j.status }
+
+// Owner returns the job's owner.
+func (j *Job) Owner() string { return j.Cluster.Owner }
+
+// View is a job as it was when taken: safe to read without the queue's
+// lock while the queue goes on changing.
+type View struct {
+	ID      JobID
+	Cluster *classad.Ad
+	Own     *classad.Ad
+	Owner   string
+	Status  int64
+}
+
+// View returns the job as it is now. Call it under the queue's lock (Read
+// or Update).
+func (j *Job) View() View {
+	return View{ID: j.ID, Cluster: j.Cluster.ad, Own: j.own, Owner: j.Cluster.Owner, Status: j.status}
+}
+
+// Lookup returns the expression of the job's attribute called name.
+func (v *View) Lookup(name string) (ast.Expr, bool) {
+	if e, ok := v.Own.Lookup(name); ok {
+		return e, !deleted(e)
+	}
+	return v.Cluster.Lookup(name)
+}
+
+// deleted reports whether a job's own value hides its cluster's: a job
+// whose attribute was deleted holds it as the literal undefined, which
+// reads as absent.
+func deleted(e ast.Expr) bool {
+	l, ok := e.(*ast.Literal)
+	return ok && l.Kind == ast.UndefinedLit
+}
+
+// Ad returns the job's whole ad: a fresh ad that the caller may change.
+func (v *View) Ad() *classad.Ad { return merge(v.Cluster, v.Own) }
+
+// All yields the job's attributes: the cluster's in their order (each
+// replaced by the job's own when it has one), then the job's own others.
+func (v *View) All() iter.Seq2[string, ast.Expr] {
+	return func(yield func(string, ast.Expr) bool) {
+		for i := range v.Cluster.Len() {
+			name, e := v.Cluster.Name(i), v.Cluster.Expr(i)
+			if o, ok := v.Own.Lookup(name); ok {
+				if deleted(o) {
+					continue
+				}
+				e = o
+			}
+			if !yield(name, e) {
+				return
+			}
+		}
+		for i := range v.Own.Len() {
+			name := v.Own.Name(i)
+			if e := v.Own.Expr(i); v.Cluster.Index(name) < 0 && !deleted(e) && !yield(name, e) {
+				return
+			}
+		}
+	}
+}
+
+// AppendJSON appends the job's ad in HTCondor's JSON form; with names,
+// only those attributes (a projection).
+func (v *View) AppendJSON(buf []byte, names []string, rec *ast.Record) []byte {
+	rec.Attrs = rec.Attrs[:0]
+	if len(names) > 0 {
+		for _, n := range names {
+			if e, ok := v.Own.Lookup(n); ok {
+				if deleted(e) {
+					continue
+				}
+				rec.Attrs = append(rec.Attrs, ast.Attr{At: ast.NoPos, Name: v.Own.Name(v.Own.Index(n)), Value: e})
+			} else if i := v.Cluster.Index(n); i >= 0 {
+				rec.Attrs = append(rec.Attrs, ast.Attr{At: ast.NoPos, Name: v.Cluster.Name(i), Value: v.Cluster.Expr(i)})
+			}
+		}
+	} else {
+		for name, e := range v.All() {
+			rec.Attrs = append(rec.Attrs, ast.Attr{At: ast.NoPos, Name: name, Value: e})
+		}
+	}
+	return ast.AppendJSON(buf, rec, false)
+}
+
+// merge returns a new ad of cluster's attributes with own's over them.
+func merge(cluster, own *classad.Ad) *classad.Ad {
+	ad := cluster.Clone()
+	for i := range own.Len() {
+		if e := own.Expr(i); deleted(e) {
+			ad.Delete(own.Name(i))
+		} else {
+			ad.Set(own.Name(i), e)
+		}
+	}
+	return ad
+}
+
+// statusOf reads JobStatus from a job's own ad or its cluster's.
+func statusOf(cluster, own *classad.Ad) int64 {
+	e, ok := own.Lookup(attr.JobStatus)
+	if !ok || deleted(e) {
+		e, ok = cluster.Lookup(attr.JobStatus)
+	}
+	if !ok {
+		return attr.Idle
+	}
+	if l, isLit := e.(*ast.Literal); isLit && l.Kind == ast.IntLit {
+		return l.Int
+	}
+	return attr.Idle
+}

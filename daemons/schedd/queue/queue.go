@@ -1,0 +1,255 @@
+package queue
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// Options configure a queue.
+type Options struct {
+	// HistoryRetain bounds the number of finished jobs kept in the
+	// history; the oldest go first. 0 keeps them all.
+	HistoryRetain int
+	// NoSync skips fsync on commit: for benchmarks of everything else.
+	NoSync bool
+	// LockTimeout is how long Open waits for another process holding the
+	// store to let go (default 2s).
+	LockTimeout time.Duration
+}
+
+// Queue is the job queue: in memory for queries, in bbolt for durability.
+type Queue struct {
+	mu       sync.RWMutex
+	db       *bolt.DB
+	cm       *committer
+	clusters map[int64]*Cluster
+	order    []*Cluster // ascending ids; may hold clusters that emptied
+	dead     int        // emptied clusters still in order
+	next     int64      // the next cluster id to hand out
+	reserved map[int64]string
+	owners   map[string]*Counts
+	histNext uint64
+	changed  chan struct{}
+}
+
+// Counts are numbers of jobs by status.
+type Counts struct {
+	Idle, Running, Held, Removed, Completed, Suspended, Other int
+}
+
+// Total is the number of jobs counted.
+func (c Counts) Total() int {
+	return c.Idle + c.Running + c.Held + c.Removed + c.Completed + c.Suspended + c.Other
+}
+
+func (c *Counts) add(status int64, n int) {
+	switch status {
+	case attr.Idle:
+		c.Idle += n
+	case attr.Running:
+		c.Running += n
+	case attr.Held:
+		c.Held += n
+	case attr.Removed:
+		c.Removed += n
+	case attr.Completed:
+		c.Completed += n
+	case attr.Suspended:
+		c.Suspended += n
+	default:
+		c.Other += n
+	}
+}
+
+// Open opens (or creates) the queue stored at path and loads it.
+func Open(path string, o Options) (*Queue, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout: cmp.Or(o.LockTimeout, 2*time.Second),
+		// Room to grow without remapping, which waits for readers.
+		InitialMmapSize: 1 << 30,
+		NoFreelistSync:  true,
+		FreelistType:    bolt.FreelistMapType,
+	})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("job queue %s: in use by another schedd", path)
+		}
+		return nil, fmt.Errorf("job queue %s: %w", path, err)
+	}
+	db.NoSync = o.NoSync
+	q := &Queue{
+		db: db, clusters: map[int64]*Cluster{}, reserved: map[int64]string{},
+		owners: map[string]*Counts{}, next: 1, changed: make(chan struct{}, 1),
+	}
+	if err := q.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("job queue %s: %w", path, err)
+	}
+	q.cm = newCommitter(db, uint64(max(o.HistoryRetain, 0)))
+	return q, nil
+}
+
+// Close writes what is pending and closes the store.
+func (q *Queue) Close() error {
+	q.cm.close()
+	return q.db.Close()
+}
+
+// Changed is signalled (coalesced) after changes that alter job counts or
+// jobs' states.
+func (q *Queue) Changed() <-chan struct{} { return q.changed }
+
+func (q *Queue) signal() {
+	select {
+	case q.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Read calls fn with the queue locked for reading.
+func (q *Queue) Read(fn func(r *Reader)) {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	fn(&Reader{q: q})
+}
+
+// Reader reads the queue under its lock.
+type Reader struct{ q *Queue }
+
+// Job returns the job with the id, or nil.
+func (r *Reader) Job(id JobID) *Job { return r.q.job(id) }
+
+// Cluster returns the cluster with the id, or nil.
+func (r *Reader) Cluster(id int64) *Cluster { return r.q.clusters[id] }
+
+// Clusters yields the clusters in id order.
+func (r *Reader) Clusters(yield func(*Cluster) bool) {
+	for _, c := range r.q.order {
+		if c.live > 0 && !yield(c) {
+			return
+		}
+	}
+}
+
+// Jobs yields the jobs of a cluster in proc order.
+func (c *Cluster) Jobs(yield func(*Job) bool) {
+	for _, j := range c.procs {
+		if j != nil && !yield(j) {
+			return
+		}
+	}
+}
+
+// Len returns the number of jobs in the cluster.
+func (c *Cluster) Len() int { return c.live }
+
+// Counts returns the numbers of jobs by status, per owner and in all.
+func (r *Reader) Counts() (map[string]Counts, Counts) {
+	per := make(map[string]Counts, len(r.q.owners))
+	var all Counts
+	for o, c := range r.q.owners {
+		per[o] = *c
+		all.Idle += c.Idle
+		all.Running += c.Running
+		all.Held += c.Held
+		all.Removed += c.Removed
+		all.Completed += c.Completed
+		all.Suspended += c.Suspended
+		all.Other += c.Other
+	}
+	return per, all
+}
+
+func (q *Queue) job(id JobID) *Job {
+	c := q.clusters[id.Cluster]
+	if c == nil || id.Proc < 0 || id.Proc >= int64(len(c.procs)) {
+		return nil
+	}
+	return c.procs[id.Proc]
+}
+
+// NewCluster hands out a cluster id for owner's next submit, durably: an
+// id is never handed out twice.
+func (q *Queue) NewCluster(owner string) (int64, error) {
+	var id int64
+	err := q.Update(func(tx *Tx) error {
+		id = q.next
+		q.next++
+		q.reserved[id] = owner
+		tx.writes = append(tx.writes, write{bucketMeta, keyNextCluster, u64(uint64(q.next))})
+		return nil
+	})
+	return id, err
+}
+
+// Reserved reports whether id was handed out and not yet used, and to
+// whom ("" when it was handed out before a restart).
+func (q *Queue) reservation(id int64) (string, bool) {
+	if _, used := q.clusters[id]; used || id < 1 || id >= q.next {
+		return "", false
+	}
+	return q.reserved[id], true
+}
+
+// addCluster puts a new cluster in memory.
+func (q *Queue) addCluster(c *Cluster) {
+	q.clusters[c.ID] = c
+	delete(q.reserved, c.ID)
+	n := len(q.order)
+	if n == 0 || q.order[n-1].ID < c.ID {
+		q.order = append(q.order, c)
+		return
+	}
+	i := sort.Search(n, func(i int) bool { return q.order[i].ID > c.ID })
+	q.order = append(q.order, nil)
+	copy(q.order[i+1:], q.order[i:])
+	q.order[i] = c
+}
+
+// dropCluster forgets an emptied cluster.
+func (q *Queue) dropCluster(c *Cluster) {
+	delete(q.clusters, c.ID)
+	q.dead++
+	if q.dead > 64 && q.dead > len(q.order)/2 {
+		kept := q.order[:0]
+		for _, o := range q.order {
+			if o.live > 0 {
+				kept = append(kept, o)
+			}
+		}
+		clear(q.order[len(kept):])
+		q.order, q.dead = kept, 0
+	}
+}
+
+func (q *Queue) count(owner string, status int64, n int) {
+	c := q.owners[owner]
+	if c == nil {
+		c = &Counts{}
+		q.owners[owner] = c
+	}
+	c.add(status, n)
+	if c.Total() == 0 {
+		delete(q.owners, owner)
+	}
+}
+
+// Stats counts the queue's commits: bbolt transactions, and the changes
+// (Updates) they carried. Many changes per transaction is group commit at
+// work.
+func (q *Queue) Stats() (transactions, changes int64) {
+	return q.cm.txs.Load(), q.cm.changes.Load()
+}

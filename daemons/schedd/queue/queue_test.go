@@ -1,0 +1,253 @@
+package queue
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+func open(t testing.TB, path string, o Options) *Queue {
+	t.Helper()
+	q, err := Open(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+func mustAd(t testing.TB, src string) *classad.Ad {
+	t.Helper()
+	ad, err := classad.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ad
+}
+
+// submit queues a cluster of n jobs for owner, each with its own Out.
+func submit(t testing.TB, q *Queue, owner string, n int) int64 {
+	t.Helper()
+	id, err := q.NewCluster(owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := mustAd(t, fmt.Sprintf(`[ ClusterId = %d; Owner = %q; JobStatus = 1; Cmd = "/bin/true"; RequestMemory = 128 ]`, id, owner))
+	procs := make([]*classad.Ad, n)
+	for i := range procs {
+		procs[i] = mustAd(t, fmt.Sprintf(`[ ProcId = %d; Out = "out.%d" ]`, i, i))
+	}
+	if err := q.Update(func(tx *Tx) error { return tx.Submit(id, owner, ad, procs, nil) }); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// snapshot prints every job of the queue, one line each.
+func snapshot(q *Queue) string {
+	var b strings.Builder
+	q.Read(func(r *Reader) {
+		for c := range r.Clusters {
+			for j := range c.Jobs {
+				v := j.View()
+				fmt.Fprintf(&b, "%s %s %d %s\n", v.ID, v.Owner, v.Status, v.Ad().String())
+			}
+		}
+	})
+	return b.String()
+}
+
+// Everything committed is there after a reopen, as it was.
+func TestReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	q := open(t, path, Options{})
+	c1 := submit(t, q, "alice", 3)
+	c2 := submit(t, q, "bob", 2)
+	err := q.Update(func(tx *Tx) error {
+		j := tx.Job(JobID{c1, 1})
+		tx.SetInt(j, attr.JobStatus, attr.Held)
+		tx.SetString(j, attr.HoldReason, "because")
+		tx.Delete(j, "RequestMemory") // a cluster attribute, hidden for this job only
+		tx.Leave(tx.Job(JobID{c2, 0}))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(q)
+	if !strings.Contains(before, "1.1 alice 5 ") || strings.Contains(before, "2.0 ") {
+		t.Fatalf("before reopen:\n%s", before)
+	}
+	if line := lineOf(before, "1.1 "); strings.Contains(line, "RequestMemory") || !strings.Contains(lineOf(before, "1.0 "), "RequestMemory = 128") {
+		t.Errorf("deleted attribute: %s", line)
+	}
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q = open(t, path, Options{})
+	defer q.Close()
+	if after := snapshot(q); after != before {
+		t.Errorf("after reopen:\n%s\nwant\n%s", after, before)
+	}
+	q.Read(func(r *Reader) {
+		per, all := r.Counts()
+		if all.Idle != 3 || all.Held != 1 || per["bob"].Idle != 1 || per["alice"].Held != 1 {
+			t.Errorf("counts %+v %+v", per, all)
+		}
+	})
+	var hist []string
+	q.History(func(ad []byte) bool { hist = append(hist, string(ad)); return true })
+	if len(hist) != 1 || !strings.Contains(hist[0], `"Owner": "bob"`) || !strings.Contains(hist[0], `"ProcId": 0`) {
+		t.Errorf("history %q", hist)
+	}
+	if id, _ := q.NewCluster("carol"); id != 3 {
+		t.Errorf("next cluster after reopen: %d, want 3", id)
+	}
+}
+
+func lineOf(text, prefix string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	return ""
+}
+
+// A submit must use a cluster id handed out and not used yet; a failed
+// update changes nothing.
+func TestRefusals(t *testing.T) {
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{})
+	defer q.Close()
+	used := submit(t, q, "alice", 1)
+	fresh, _ := q.NewCluster("alice")
+	ad := mustAd(t, `[ Owner = "alice"; JobStatus = 1 ]`)
+	one := []*classad.Ad{mustAd(t, `[ ProcId = 0 ]`)}
+	tests := []struct {
+		name  string
+		fn    func(tx *Tx) error
+		error string
+	}{
+		{"reused id", func(tx *Tx) error { return tx.Submit(used, "alice", ad, one, nil) }, "was used already"},
+		{"unknown id", func(tx *Tx) error { return tx.Submit(99, "alice", ad, one, nil) }, "not handed out"},
+		{"no jobs", func(tx *Tx) error { return tx.Submit(fresh, "alice", ad, nil, nil) }, "at least one job"},
+		{"twice", func(tx *Tx) error {
+			if err := tx.Submit(fresh, "alice", ad, one, nil); err != nil {
+				return err
+			}
+			return tx.Submit(fresh, "alice", ad, one, nil)
+		}, "submitted twice"},
+		{"failure after a change", func(tx *Tx) error {
+			tx.SetInt(tx.Job(JobID{used, 0}), attr.JobStatus, attr.Held)
+			return fmt.Errorf("changed my mind")
+		}, "changed my mind"},
+	}
+	before := snapshot(q)
+	for _, tt := range tests {
+		err := q.Update(tt.fn)
+		if err == nil || !strings.Contains(err.Error(), tt.error) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.error)
+		}
+	}
+	if after := snapshot(q); after != before {
+		t.Errorf("a refused change changed the queue:\n%s", after)
+	}
+}
+
+// Concurrent changes share transactions, and each is durable when its
+// Update returns.
+func TestGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	q := open(t, path, Options{})
+	c := submit(t, q, "alice", 200)
+	var wg sync.WaitGroup
+	for p := range 200 {
+		wg.Go(func() {
+			err := q.Update(func(tx *Tx) error {
+				tx.Set(tx.Job(JobID{c, int64(p)}), "Mark", ast.Int(int64(p)))
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	txs, changes := q.Stats()
+	if changes != 202 || txs >= changes {
+		t.Errorf("%d changes in %d transactions", changes, txs)
+	}
+	q.Close()
+	q = open(t, path, Options{})
+	defer q.Close()
+	q.Read(func(r *Reader) {
+		for j := range r.Cluster(c).Jobs {
+			v := j.View()
+			if e, ok := v.Lookup("Mark"); !ok || ast.String(e) != fmt.Sprint(j.ID.Proc) {
+				t.Errorf("%s: Mark = %v", j.ID, e)
+			}
+		}
+	})
+}
+
+// The history keeps the newest jobs, newest first.
+func TestHistoryRetention(t *testing.T) {
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{HistoryRetain: 5})
+	defer q.Close()
+	c := submit(t, q, "alice", 12)
+	for p := range 12 {
+		q.Update(func(tx *Tx) error { tx.Leave(tx.Job(JobID{c, int64(p)})); return nil })
+	}
+	var procs []string
+	q.History(func(ad []byte) bool {
+		a, err := classad.ParseJSON(ad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := a.Lookup("ProcId")
+		procs = append(procs, ast.String(e))
+		return true
+	})
+	if strings.Join(procs, " ") != "11 10 9 8 7" {
+		t.Errorf("history procs %v", procs)
+	}
+	q.Read(func(r *Reader) {
+		if r.Cluster(c) != nil {
+			t.Errorf("the emptied cluster is still there")
+		}
+	})
+}
+
+// A store in use by another schedd is refused with a clear message.
+func TestLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	q := open(t, path, Options{})
+	defer q.Close()
+	if _, err := Open(path, Options{LockTimeout: 50 * time.Millisecond}); err == nil || !strings.Contains(err.Error(), "in use by another schedd") {
+		t.Errorf("second open: %v", err)
+	}
+}
+
+func TestSelectors(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{"12", "12", ""}, {"12.3", "12.3", ""}, {"0", "", "not a job id"}, {"1.x", "", "not a job id"}, {"a", "", "not a job id"}, {"1.-1", "", "not a job id"},
+	}
+	for _, tt := range tests {
+		s, err := ParseSelector(tt.in)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v", tt.in, err)
+			}
+			continue
+		}
+		if err != nil || s.String() != tt.want {
+			t.Errorf("%s: %v %v", tt.in, s, err)
+		}
+	}
+}

@@ -1,0 +1,195 @@
+package queue
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The store's layout in bbolt. Keys are big-endian so that cursors walk
+// clusters, procs and history in order.
+//
+//	meta      next_cluster → uint64; history_first, history_next → uint64
+//	clusters  cluster      → the cluster ad (JSON), Owner included
+//	procs     cluster|proc → the proc's own ad (JSON)
+//	history   seq          → a finished job's whole ad (JSON)
+var (
+	bucketMeta     = []byte("meta")
+	bucketClusters = []byte("clusters")
+	bucketProcs    = []byte("procs")
+	bucketHistory  = []byte("history")
+
+	keyNextCluster  = []byte("next_cluster")
+	keyHistoryFirst = []byte("history_first")
+	keyHistoryNext  = []byte("history_next")
+	keyVersion      = []byte("version")
+)
+
+// storeVersion is the layout version written in meta.
+const storeVersion = 1
+
+// write is one change to the store: a put, or a delete when val is nil.
+type write struct {
+	bucket []byte
+	key    []byte
+	val    []byte
+}
+
+func u64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+
+func clusterKey(c int64) []byte { return u64(uint64(c)) }
+
+func procKey(id JobID) []byte {
+	k := make([]byte, 16)
+	binary.BigEndian.PutUint64(k, uint64(id.Cluster))
+	binary.BigEndian.PutUint64(k[8:], uint64(id.Proc))
+	return k
+}
+
+func parseProcKey(k []byte) (JobID, error) {
+	if len(k) != 16 {
+		return JobID{}, fmt.Errorf("proc key of %d bytes", len(k))
+	}
+	return JobID{int64(binary.BigEndian.Uint64(k)), int64(binary.BigEndian.Uint64(k[8:]))}, nil
+}
+
+// commit is one Update's writes, acknowledged on done after they are
+// durable; after runs (in commit order) once they are.
+type commit struct {
+	writes []write
+	after  []func()
+	done   chan error
+}
+
+// committer writes commits in the order they were queued, as many as are
+// waiting in one bbolt transaction (group commit): one fsync for all.
+type committer struct {
+	db      *bolt.DB
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending []*commit
+	closing bool
+	failed  error
+	stopped chan struct{}
+	// retain bounds the history: a commit that makes it longer drops the
+	// oldest entries.
+	retain uint64
+	// txs and changes count bbolt transactions and the changes in them.
+	txs, changes atomic.Int64
+}
+
+func newCommitter(db *bolt.DB, retain uint64) *committer {
+	c := &committer{db: db, stopped: make(chan struct{}), retain: retain}
+	c.cond = sync.NewCond(&c.mu)
+	go c.run()
+	return c
+}
+
+// enqueue queues a commit; its writes follow those of every commit queued
+// before it.
+func (c *committer) enqueue(cm *commit) {
+	c.mu.Lock()
+	if c.closing || c.failed != nil {
+		err := c.failed
+		if err == nil {
+			err = ErrClosed
+		}
+		c.mu.Unlock()
+		cm.done <- err
+		return
+	}
+	c.pending = append(c.pending, cm)
+	c.mu.Unlock()
+	c.cond.Signal()
+}
+
+// ErrClosed is returned by changes after the queue was closed.
+var ErrClosed = errors.New("job queue closed")
+
+func (c *committer) run() {
+	defer close(c.stopped)
+	for {
+		c.mu.Lock()
+		for len(c.pending) == 0 && !c.closing {
+			c.cond.Wait()
+		}
+		batch := c.pending
+		c.pending = nil
+		c.mu.Unlock()
+		if len(batch) == 0 {
+			return
+		}
+		err := c.db.Update(func(tx *bolt.Tx) error { return c.apply(tx, batch) })
+		c.txs.Add(1)
+		c.changes.Add(int64(len(batch)))
+		if err != nil {
+			err = fmt.Errorf("job queue: commit failed: %w", err)
+			c.mu.Lock()
+			c.failed = err
+			c.mu.Unlock()
+		}
+		for _, cm := range batch {
+			if err == nil {
+				for _, f := range cm.after {
+					f()
+				}
+			}
+			cm.done <- err
+		}
+	}
+}
+
+func (c *committer) apply(tx *bolt.Tx, batch []*commit) error {
+	for _, cm := range batch {
+		for _, w := range cm.writes {
+			b := tx.Bucket(w.bucket)
+			var err error
+			if w.val == nil {
+				err = b.Delete(w.key)
+			} else {
+				err = b.Put(w.key, w.val)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return c.trimHistory(tx)
+}
+
+// trimHistory drops the oldest history entries beyond the retention.
+func (c *committer) trimHistory(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	first, next := getU64(meta, keyHistoryFirst), getU64(meta, keyHistoryNext)
+	if c.retain == 0 || next-first <= c.retain {
+		return nil
+	}
+	h := tx.Bucket(bucketHistory)
+	for ; next-first > c.retain; first++ {
+		if err := h.Delete(u64(first)); err != nil {
+			return err
+		}
+	}
+	return meta.Put(keyHistoryFirst, u64(first))
+}
+
+func getU64(b *bolt.Bucket, key []byte) uint64 {
+	v := b.Get(key)
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// close writes what is queued and stops.
+func (c *committer) close() {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	c.cond.Signal()
+	<-c.stopped
+}

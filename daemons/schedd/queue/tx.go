@@ -1,0 +1,238 @@
+package queue
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+)
+
+// Update runs fn with the queue locked and commits what it changed: the
+// changes are visible in memory when Update's lock is released, and
+// Update returns once they are durable. When fn returns an error nothing
+// changes. Concurrent Updates share commits (one fsync for many).
+func (q *Queue) Update(fn func(tx *Tx) error) error {
+	q.mu.Lock()
+	tx := &Tx{q: q}
+	if err := fn(tx); err != nil {
+		q.mu.Unlock()
+		return err
+	}
+	cm := tx.install()
+	if cm == nil {
+		q.mu.Unlock()
+		return nil
+	}
+	q.cm.enqueue(cm) // under the lock: commits follow the order of changes
+	q.mu.Unlock()
+	err := <-cm.done
+	if tx.signal {
+		q.signal()
+	}
+	return err
+}
+
+// Tx stages the changes of one Update.
+type Tx struct {
+	q       *Queue
+	own     map[*Job]*classad.Ad // staged own ads of changed jobs
+	touched []*Job
+	leaving map[*Job]bool
+	added   []*Cluster
+	raws    map[*Cluster][][]byte
+	writes  []write
+	after   []func()
+	signal  bool
+}
+
+// Job returns the job with the id, or nil.
+func (tx *Tx) Job(id JobID) *Job {
+	j := tx.q.job(id)
+	if j != nil && tx.leaving[j] {
+		return nil
+	}
+	return j
+}
+
+// Cluster returns the cluster with the id, or nil.
+func (tx *Tx) Cluster(id int64) *Cluster { return tx.q.clusters[id] }
+
+// Reader reads the rest of the queue.
+func (tx *Tx) Reader() *Reader { return &Reader{q: tx.q} }
+
+// View returns the job as staged so far.
+func (tx *Tx) View(j *Job) View {
+	v := j.View()
+	if own, ok := tx.own[j]; ok {
+		v.Own = own
+		v.Status = statusOf(v.Cluster, own)
+	}
+	return v
+}
+
+// Get returns the staged value of a job's attribute.
+func (tx *Tx) Get(j *Job, name string) (ast.Expr, bool) {
+	v := tx.View(j)
+	return v.Lookup(name)
+}
+
+// Status returns the job's staged JobStatus.
+func (tx *Tx) Status(j *Job) int64 {
+	v := tx.View(j)
+	return v.Status
+}
+
+// Ad returns the job's staged whole ad, fresh, for evaluation.
+func (tx *Tx) Ad(j *Job) *classad.Ad {
+	v := tx.View(j)
+	return v.Ad()
+}
+
+func (tx *Tx) ownOf(j *Job) *classad.Ad {
+	if own, ok := tx.own[j]; ok {
+		return own
+	}
+	if tx.own == nil {
+		tx.own = map[*Job]*classad.Ad{}
+	}
+	own := j.own.Clone()
+	tx.own[j] = own
+	tx.touched = append(tx.touched, j)
+	return own
+}
+
+// Set sets a job's attribute.
+func (tx *Tx) Set(j *Job, name string, e ast.Expr) { tx.ownOf(j).Set(name, e) }
+
+// SetInt, SetString, SetBool and SetReal set literal attributes.
+func (tx *Tx) SetInt(j *Job, name string, n int64)     { tx.Set(j, name, ast.Int(n)) }
+func (tx *Tx) SetString(j *Job, name string, s string) { tx.Set(j, name, ast.Str(s)) }
+func (tx *Tx) SetBool(j *Job, name string, b bool)     { tx.Set(j, name, ast.Bool(b)) }
+func (tx *Tx) SetReal(j *Job, name string, f float64)  { tx.Set(j, name, ast.Real(f)) }
+
+// Delete removes a job's attribute.
+func (tx *Tx) Delete(j *Job, name string) {
+	own := tx.ownOf(j)
+	if j.Cluster.ad.Index(name) >= 0 {
+		own.Set(name, ast.Undefined())
+		return
+	}
+	own.Delete(name)
+}
+
+// Leave takes the job out of the queue into the history, with its staged
+// ad as it stands at the end of the transaction.
+func (tx *Tx) Leave(j *Job) {
+	if tx.leaving == nil {
+		tx.leaving = map[*Job]bool{}
+	}
+	tx.ownOf(j)
+	tx.leaving[j] = true
+}
+
+// AfterCommit runs f once the transaction is durable, in commit order,
+// before Update returns (on the queue's commit goroutine: f must be quick
+// and must not call Update).
+func (tx *Tx) AfterCommit(f func()) { tx.after = append(tx.after, f) }
+
+// Submit adds a cluster whose id was handed out by NewCluster. ad holds
+// the shared attributes (Owner among them), procs each proc's own (ProcId
+// among them, 0 to n-1). raws, when not nil, are procs as JSON, stored as
+// they are. The caller has checked the ads.
+func (tx *Tx) Submit(id int64, owner string, ad *classad.Ad, procs []*classad.Ad, raws [][]byte) error {
+	q := tx.q
+	if _, ok := q.reservation(id); !ok {
+		return fmt.Errorf("cluster %d was not handed out by this schedd, or was used already", id)
+	}
+	for _, c := range tx.added {
+		if c.ID == id {
+			return fmt.Errorf("cluster %d submitted twice", id)
+		}
+	}
+	if len(procs) == 0 {
+		return errors.New("a cluster needs at least one job")
+	}
+	c := &Cluster{ID: id, Owner: owner, ad: ad, procs: make([]*Job, len(procs)), live: len(procs)}
+	for i, own := range procs {
+		c.procs[i] = &Job{ID: JobID{id, int64(i)}, Cluster: c, own: own, status: statusOf(ad, own)}
+	}
+	tx.added = append(tx.added, c)
+	if raws != nil {
+		if tx.raws == nil {
+			tx.raws = map[*Cluster][][]byte{}
+		}
+		tx.raws[c] = raws
+	}
+	return nil
+}
+
+// install applies the staged changes to memory and returns their writes.
+func (tx *Tx) install() *commit {
+	q := tx.q
+	for _, c := range tx.added {
+		tx.installCluster(c)
+	}
+	var buf []byte
+	var rec ast.Record
+	for _, j := range tx.touched {
+		own := tx.own[j]
+		old := j.status
+		j.own, j.status = own, statusOf(j.Cluster.ad, own)
+		if tx.leaving[j] {
+			tx.leave(j, old, &rec)
+			continue
+		}
+		if old != j.status {
+			q.count(j.Cluster.Owner, old, -1)
+			q.count(j.Cluster.Owner, j.status, 1)
+			tx.signal = true
+		}
+		buf = classad.AppendJSON(buf[:0], own, false)
+		tx.writes = append(tx.writes, write{bucketProcs, procKey(j.ID), append([]byte(nil), buf...)})
+	}
+	if len(tx.writes) == 0 && len(tx.after) == 0 {
+		return nil
+	}
+	return &commit{writes: tx.writes, after: tx.after, done: make(chan error, 1)}
+}
+
+func (tx *Tx) installCluster(c *Cluster) {
+	q := tx.q
+	q.addCluster(c)
+	tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), classad.AppendJSON(nil, c.ad, false)})
+	raws := tx.raws[c]
+	for i, j := range c.procs {
+		q.count(c.Owner, j.status, 1)
+		var val []byte
+		if raws != nil {
+			val = raws[i]
+		} else {
+			val = classad.AppendJSON(nil, j.own, false)
+		}
+		tx.writes = append(tx.writes, write{bucketProcs, procKey(j.ID), val})
+	}
+	tx.signal = true
+}
+
+// leave moves a job to the history.
+func (tx *Tx) leave(j *Job, counted int64, rec *ast.Record) {
+	q := tx.q
+	c := j.Cluster
+	v := j.View()
+	seq := q.histNext
+	q.histNext++
+	hist := v.AppendJSON(nil, nil, rec)
+	tx.writes = append(tx.writes,
+		write{bucketProcs, procKey(j.ID), nil},
+		write{bucketHistory, u64(seq), hist},
+		write{bucketMeta, keyHistoryNext, u64(q.histNext)})
+	c.procs[j.ID.Proc] = nil
+	c.live--
+	q.count(c.Owner, counted, -1)
+	if c.live == 0 {
+		tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), nil})
+		q.dropCluster(c)
+	}
+	tx.signal = true
+}
