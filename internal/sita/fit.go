@@ -22,8 +22,8 @@ const MinReliable = 1000
 // Fit is B(k, p, a) estimated from a set of sizes, with measures of how
 // well it fits them.
 type Fit struct {
-	Method string // Moments or MLE
-	Pareto        // the estimate
+	Method string  // Moments or MLE
+	Pareto         // the estimate
 	N      int     // how many sizes
 	Mean   float64 // their mean
 	// LogLik is the log-likelihood of the sizes under the estimate; the
