@@ -131,7 +131,19 @@ func check(ad *classad.Ad) (typ, name string, err error) {
 			return "", "", fmt.Errorf("%s must be a positive integer (seconds)", attr.ClassAdLifetime)
 		}
 	}
-	return typ, name, nil
+	return typ, storeKey(ad, typ, name), nil
+}
+
+// storeKey is the name an ad is stored under. Submitter ads are one per
+// user and schedd, so two schedds' ads for the same user both stay: their
+// key adds the ScheddName (as HTCondor's collector does).
+func storeKey(ad *classad.Ad, typ, name string) string {
+	if strings.EqualFold(typ, attr.TypeSubmitter) {
+		if schedd, ok := adString(ad, attr.ScheddName); ok && schedd != "" {
+			return name + "\x00" + schedd
+		}
+	}
+	return name
 }
 
 // Update stores ads, checked beforehand: all or nothing. It returns how
@@ -229,6 +241,20 @@ func (s *Store) Invalidate(typ string, names []string, constraint *classad.Progr
 		if s.remove(typ, n) {
 			removed++
 		}
+	}
+	if len(names) > 0 && strings.EqualFold(typ, attr.TypeSubmitter) {
+		// A submitter's name stands for its ads from every schedd.
+		var doomed []*entry
+		s.each(typ, func(e *entry) bool {
+			if i := strings.IndexByte(e.name, 0); i >= 0 && slices.ContainsFunc(names, func(n string) bool { return ast.EqualFold(n, e.name[:i]) }) {
+				doomed = append(doomed, e)
+			}
+			return true
+		})
+		for _, e := range doomed {
+			s.remove(e.typ, e.name)
+		}
+		removed += len(doomed)
 	}
 	if constraint == nil {
 		return removed

@@ -170,3 +170,26 @@ func TestAbsentMembers(t *testing.T) {
 		t.Errorf("dropped %d after grace", n)
 	}
 }
+
+// One user submitting at two schedds has a submitter ad from each: both
+// stay, and invalidating the user's name removes both.
+func TestSubmitterAdsPerSchedd(t *testing.T) {
+	s := NewStore(15 * time.Minute)
+	_, _, err := s.Update(ads(t,
+		`[ MyType = "Submitter"; Name = "alice@example.org"; ScheddName = "a"; IdleJobs = 1 ]`,
+		`[ MyType = "Submitter"; Name = "alice@example.org"; ScheddName = "b"; IdleJobs = 2 ]`,
+		`[ MyType = "Submitter"; Name = "bob@example.org"; ScheddName = "a"; IdleJobs = 3 ]`,
+	), nil, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(s.Query("Submitter", nil, 0, false)); got != "alice@example.org,alice@example.org,bob@example.org" {
+		t.Fatalf("submitters %s", got)
+	}
+	if n := s.Invalidate("Submitter", []string{"Alice@example.org"}, nil); n != 2 {
+		t.Errorf("invalidated %d, want 2", n)
+	}
+	if got := names(s.Query("Submitter", nil, 0, false)); got != "bob@example.org" {
+		t.Errorf("after invalidation: %s", got)
+	}
+}

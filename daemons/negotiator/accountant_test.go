@@ -1,0 +1,143 @@
+package negotiator
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+)
+
+func openAccountant(t *testing.T, path string) *Accountant {
+	t.Helper()
+	a, err := OpenAccountant(path, time.Hour, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestPriorityFollowsUsageWithHalfLife(t *testing.T) {
+	a := openAccountant(t, filepath.Join(t.TempDir(), "acct.db"))
+	t0 := time.Unix(1e9, 0)
+	must(t, a.Update(t0, map[string]float64{"alice": 10}))
+	if p := a.Effective("alice"); p != MinPriority*1000 {
+		t.Fatalf("new user EUP %v, want %v", p, MinPriority*1000)
+	}
+	// One half-life holding 10 slots: halfway from 0.5 to 10.
+	must(t, a.Update(t0.Add(time.Hour), map[string]float64{"alice": 10}))
+	if p := a.Users()[0].Priority; !near(p, 5.25, 1e-9) {
+		t.Errorf("RUP after one half-life %v, want 5.25", p)
+	}
+	// Many half-lives: RUP tends to the slots in use.
+	for h := 2; h <= 20; h++ {
+		must(t, a.Update(t0.Add(time.Duration(h)*time.Hour), map[string]float64{"alice": 10}))
+	}
+	u := a.Users()[0]
+	if !near(u.Priority, 10, 1e-4) || !near(u.Effective(), 10000, 0.1) {
+		t.Errorf("RUP %v EUP %v after 20 half-lives at 10 slots, want 10 and 10000", u.Priority, u.Effective())
+	}
+	if !near(u.Accumulated, 20*3600*10, 1e-6) {
+		t.Errorf("usage %v weighted slot-seconds, want %v", u.Accumulated, 20*3600*10)
+	}
+	// Idle: it decays back towards the minimum and stops there.
+	for h := 21; h <= 60; h++ {
+		must(t, a.Update(t0.Add(time.Duration(h)*time.Hour), nil))
+	}
+	if p := a.Users()[0].Priority; p != MinPriority {
+		t.Errorf("RUP after 40 idle half-lives %v, want the minimum %v", p, MinPriority)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAccountantIsDurable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "acct.db")
+	a, err := OpenAccountant(path, time.Hour, 1000)
+	must(t, err)
+	t0 := time.Unix(1e9, 0)
+	must(t, a.Update(t0, map[string]float64{"alice": 4, "bob": 1}))
+	must(t, a.Update(t0.Add(time.Hour), map[string]float64{"alice": 4}))
+	if _, err := a.SetFactor("bob", 2500); err != nil {
+		t.Fatal(err)
+	}
+	want := a.Users()
+	must(t, a.Close())
+
+	b := openAccountant(t, path)
+	got := b.Users()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after reopening:\n%v\nwant\n%v", got, want)
+	}
+	if _, err := b.SetFactor("bob", -1); err == nil {
+		t.Error("a negative factor was accepted")
+	}
+	if _, err := b.ResetUsage("carol", t0); err == nil {
+		t.Error("resetting an unknown user succeeded")
+	}
+	u, err := b.ResetUsage("alice", t0.Add(2*time.Hour))
+	if err != nil || u.Priority != MinPriority || u.Accumulated != 0 {
+		t.Errorf("reset: %+v %v", u, err)
+	}
+	for _, u := range b.Users() {
+		if u.Name == "bob" && (u.Factor != 2500 || b.Effective("bob") != 0.75*2500) {
+			t.Errorf("bob after a refused factor: %+v, EUP %v; want factor 2500, EUP %v", u, b.Effective("bob"), 0.75*2500)
+		}
+	}
+}
+
+// Fair share: two users who always have idle jobs, on a pool whose jobs
+// last one cycle. HTCondor's rules (shares ∝ 1/EUP, RUP → slots in use,
+// EUP = RUP × factor) settle where n_a/n_b = sqrt(factor_b/factor_a):
+// equal factors share equally, factors 1:4 give 2:1.
+func TestFairShareConvergesToFactors(t *testing.T) {
+	tests := []struct {
+		fa, fb float64
+		ratio  float64
+	}{
+		{1000, 1000, 1},
+		{1000, 4000, 2},
+		{1000, 9000, 3},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v:%v", tt.fa, tt.fb), func(t *testing.T) {
+			a := openAccountant(t, filepath.Join(t.TempDir(), "acct.db"))
+			_, err := a.SetFactor("a", tt.fa)
+			must(t, err)
+			_, err = a.SetFactor("b", tt.fb)
+			must(t, err)
+			pool := slots(t, 60, nil)
+			jobs := map[string]*classad.Ad{"a": jobAd(t, `Owner="a"`), "b": jobAd(t, `Owner="b"`)}
+			now := time.Unix(1e9, 0)
+			held := map[string]float64{}
+			var got map[string]int
+			for cycle := range 300 {
+				now = now.Add(10 * time.Minute)
+				must(t, a.Update(now, held))
+				snap := &Snapshot{Slots: pool, Now: now}
+				for _, name := range []string{"a", "b"} {
+					snap.Submitters = append(snap.Submitters, Submitter{Name: name, Schedd: "s", Priority: a.Effective(name),
+						Requests: []Request{{ID: name, Count: 1000, Ad: jobs[name]}}})
+				}
+				got = count(Cycle(snap, &Policy{Seed: uint64(cycle)}), bySubmitter)
+				held = map[string]float64{"a": float64(got["a"]), "b": float64(got["b"])}
+			}
+			if got["a"]+got["b"] != 60 {
+				t.Fatalf("the pool was not used: %v", got)
+			}
+			if r := float64(got["a"]) / float64(got["b"]); math.Abs(r-tt.ratio)/tt.ratio > 0.1 {
+				t.Errorf("slots a:b = %d:%d (%.2f), want a ratio of %.2f", got["a"], got["b"], r, tt.ratio)
+			}
+		})
+	}
+}
