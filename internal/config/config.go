@@ -152,7 +152,10 @@ func (c *Config) decode(name, text string) error {
 		return fileError(name, err, pos)
 	}
 	at := func(k toml.Key) Position {
-		p := pos[k.String()]
+		p, ok := pos[k.String()]
+		if !ok { // keyPositions writes quoted parts unquoted
+			p = pos[strings.Join(k, ".")]
+		}
 		p.File = name
 		return p
 	}
