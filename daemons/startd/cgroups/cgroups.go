@@ -32,8 +32,9 @@ type Manager struct {
 // Parent returns the directory of the group job groups are made in.
 func (m *Manager) Parent() string { return m.parent }
 
-// Has reports whether job groups get a controller ("memory", "cpu").
-func (m *Manager) Has(controller string) bool { return m.controllers[controller] }
+// Has reports whether job groups get a controller ("memory", "cpu"); a
+// nil Manager has none.
+func (m *Manager) Has(controller string) bool { return m != nil && m.controllers[controller] }
 
 // Limits are what a job may use.
 type Limits struct {

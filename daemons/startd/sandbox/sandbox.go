@@ -149,6 +149,50 @@ func (d *Dir) Open(name string) (*os.File, error) {
 	return f, nil
 }
 
+// Files lists the files name stands for: itself, or for a directory every
+// file below it, in order. Links below a directory are listed, not
+// followed: opening them checks where they lead.
+func (d *Dir) Files(name string) ([]string, error) {
+	if err := d.check(name); err != nil {
+		return nil, err
+	}
+	fi, err := d.root.Stat(name)
+	if err != nil {
+		return nil, d.wrap(name, err)
+	}
+	if !fi.IsDir() {
+		return []string{name}, nil
+	}
+	return d.walk(path.Clean(filepath.ToSlash(name)))
+}
+
+// walk lists the files below directory dir.
+func (d *Dir) walk(dir string) ([]string, error) {
+	f, err := d.root.Open(dir)
+	if err != nil {
+		return nil, d.wrap(dir, err)
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return nil, d.wrap(dir, err)
+	}
+	var out []string
+	for _, e := range entries {
+		child := path.Join(dir, e.Name())
+		if !e.IsDir() {
+			out = append(out, child)
+			continue
+		}
+		below, err := d.walk(child)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, below...)
+	}
+	return out, nil
+}
+
 // TopLevel returns the names of the entries at the top of the sandbox.
 func (d *Dir) TopLevel() ([]fs.DirEntry, error) {
 	f, err := d.root.Open(".")

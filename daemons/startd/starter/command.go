@@ -1,0 +1,102 @@
+package starter
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/envargs"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// arguments returns the job's arguments: Arguments (V2) when set, else
+// Args (V1).
+func arguments(ad *classad.Ad) ([]string, error) {
+	if _, ok := ad.Lookup(attr.Arguments); ok {
+		return envargs.SplitArgsV2(stringAttr(ad, attr.Arguments))
+	}
+	return envargs.SplitArgsV1(stringAttr(ad, attr.Args)), nil
+}
+
+// environment returns the job's environment: Environment (V2) when set,
+// else Env (V1), then the variables HTCondor gives every job.
+func (s *Starter) environment(sandboxDir string) ([]string, error) {
+	ad := s.job.Ad
+	env := &envargs.Env{}
+	var err error
+	if _, ok := ad.Lookup(attr.Environment); ok {
+		err = env.MergeV2(stringAttr(ad, attr.Environment))
+	} else {
+		err = env.MergeV1Auto(stringAttr(ad, "Env"))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the job's environment: %w", err)
+	}
+	cpus := strconv.FormatInt(max(s.cfg.Cpus, 1), 10)
+	for k, v := range map[string]string{
+		"_CONDOR_SCRATCH_DIR": sandboxDir, "_CONDOR_SLOT": s.cfg.Slot,
+		"_CONDOR_JOB_AD": filepath.Join(sandboxDir, jobAdFile), "_CONDOR_MACHINE_AD": filepath.Join(sandboxDir, machineAdFile),
+		"_CONDOR_JOB_IWD": sandboxDir, "TMPDIR": sandboxDir, "TMP": sandboxDir, "TEMP": sandboxDir,
+		"OMP_NUM_THREADS": cpus, "MKL_NUM_THREADS": cpus, "OPENBLAS_NUM_THREADS": cpus,
+	} {
+		env.Set(k, v)
+	}
+	if _, ok := env.Get("PATH"); !ok {
+		env.Set("PATH", "/usr/local/bin:/usr/bin:/bin")
+	}
+	out := make([]string, 0, env.Len())
+	for _, n := range env.Names() {
+		v, _ := env.Get(n)
+		out = append(out, n+"="+v)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// command builds the job's process: its executable, arguments and
+// environment, in the sandbox, with its standard files.
+func (s *Starter) command(p *plan, stdio [3]*os.File) (*exec.Cmd, error) {
+	args, err := arguments(s.job.Ad)
+	if err != nil {
+		return nil, fmt.Errorf("the job's arguments: %w", err)
+	}
+	env, err := s.environment(s.box.Path)
+	if err != nil {
+		return nil, err
+	}
+	exe := p.exe
+	if !filepath.IsAbs(exe) {
+		exe = filepath.Join(s.box.Path, exe)
+	}
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{exe}, args...), Env: env, Dir: s.box.Path,
+		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2]}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if u := s.cfg.User; u != nil {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: []uint32{}}
+	}
+	setDeathSignal(cmd.SysProcAttr)
+	return cmd, nil
+}
+
+// killSignal is the job's soft kill signal (KillSig), SIGTERM by default.
+func killSignal(ad *classad.Ad) syscall.Signal {
+	name := strings.ToUpper(strings.TrimPrefix(strings.ToUpper(stringAttr(ad, "KillSig")), "SIG"))
+	if n, err := strconv.Atoi(name); err == nil && n > 0 && n < 65 {
+		return syscall.Signal(n)
+	}
+	if sig, ok := signals[name]; ok {
+		return sig
+	}
+	return syscall.SIGTERM
+}
+
+var signals = map[string]syscall.Signal{
+	"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT, "KILL": syscall.SIGKILL,
+	"USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2, "TERM": syscall.SIGTERM, "ALRM": syscall.SIGALRM,
+}

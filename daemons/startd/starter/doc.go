@@ -1,0 +1,17 @@
+// Package starter runs one job on a claimed slot, as HTCondor's
+// condor_starter does:
+//
+//	sandbox ──▶ fetch inputs ──▶ spawn ──▶ wait (sample usage) ──▶ send outputs ──▶ report ──▶ remove sandbox
+//	 (dir_*)     (SHA-256         (own       suspend / continue      (SHA-256)        exited,
+//	             checked)         process    vacate: SIGTERM,                         evicted,
+//	                              group,     SIGKILL after grace                      held, failed
+//	                              cgroup)
+//
+// The job runs in a fresh sandbox directory, as the slot's user when the
+// startd is root, in its own process group and (where the host allows)
+// its own cgroup v2 group, so that its whole process tree can be stopped,
+// continued and killed. Files move through a Transfer, which the startd
+// implements with the schedd's endpoints; every event goes to Report.
+// Names from the job ad that would leave the sandbox are refused with the
+// file named (package sandbox).
+package starter

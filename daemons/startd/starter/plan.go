@@ -1,0 +1,192 @@
+package starter
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/startd/sandbox"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// Names of the files the starter itself puts in a sandbox.
+const (
+	jobAdFile     = ".job.ad"
+	machineAdFile = ".machine.ad"
+	stdoutFile    = "_condor_stdout"
+	stderrFile    = "_condor_stderr"
+	nullFile      = "/dev/null"
+)
+
+// plan is a job's files, read from its ad and checked before anything
+// runs: where each input comes from and goes, and what goes back.
+type plan struct {
+	exe     string  // the executable's path; relative: in the sandbox
+	inputs  []input // files to fetch, the executable first when it is sent
+	stdin   string  // the sandbox file that is the job's input; "" none
+	stdout  string  // the name the job's output goes back as; "" none
+	stderr  string  // likewise for its error output
+	outputs []string
+	// explicit is set when the job names its outputs (TransferOutput);
+	// otherwise new and changed top-level files go back.
+	explicit bool
+}
+
+// input is one file to fetch: its name in the job ad and in the sandbox.
+type input struct {
+	remote, local string
+	exec          bool
+}
+
+// planError is a problem with the job's files; input says which way.
+type planError struct {
+	input bool
+	err   error
+}
+
+func (e *planError) Error() string { return e.err.Error() }
+func (e *planError) Unwrap() error { return e.err }
+
+// planFiles reads and checks the job's files.
+func planFiles(ad *classad.Ad) (*plan, error) {
+	p := &plan{}
+	if err := p.executable(ad); err != nil {
+		return nil, err
+	}
+	for _, name := range splitList(stringAttr(ad, attr.TransferInput)) {
+		if err := p.addInput(name); err != nil {
+			return nil, &planError{true, err}
+		}
+	}
+	if err := p.standardFiles(ad); err != nil {
+		return nil, err
+	}
+	if list, ok := ad.Lookup(attr.TransferOutput); ok && list != nil {
+		p.explicit = true
+		for _, name := range splitList(stringAttr(ad, attr.TransferOutput)) {
+			if err := sandbox.CheckName(name); err != nil {
+				return nil, &planError{false, err}
+			}
+			p.outputs = append(p.outputs, name)
+		}
+	}
+	return p, nil
+}
+
+// executable reads Cmd: sent with the job unless TransferExecutable is
+// false, when it must be an absolute path on this machine.
+func (p *plan) executable(ad *classad.Ad) error {
+	cmd := stringAttr(ad, attr.Cmd)
+	if cmd == "" {
+		return errors.New("the job has no executable (Cmd)")
+	}
+	if !boolAttr(ad, "TransferExecutable", true) {
+		if !path.IsAbs(cmd) {
+			return fmt.Errorf("executable %q is not sent with the job and is not an absolute path", cmd)
+		}
+		p.exe = cmd
+		return nil
+	}
+	local := path.Base(cmd)
+	if err := sandbox.CheckName(local); err != nil {
+		return &planError{true, err}
+	}
+	p.exe = local
+	p.inputs = append(p.inputs, input{remote: cmd, local: local, exec: true})
+	return nil
+}
+
+// addInput adds a TransferInput entry.
+func (p *plan) addInput(name string) error {
+	switch {
+	case strings.Contains(name, "://"):
+		return &sandbox.EscapeError{Name: name, Reason: "a URL needs a file transfer plugin, and this startd has none"}
+	case strings.HasSuffix(name, "/"):
+		return &sandbox.EscapeError{Name: name, Reason: "directories are not sent as input; name their files"}
+	}
+	if err := sandbox.CheckName(name); err != nil {
+		return err
+	}
+	local := path.Base(name)
+	for _, in := range p.inputs {
+		if in.local == local {
+			return &sandbox.EscapeError{Name: name, Reason: fmt.Sprintf("lands on %s, like %q", local, in.remote)}
+		}
+	}
+	p.inputs = append(p.inputs, input{remote: name, local: local})
+	return nil
+}
+
+// standardFiles reads In, Out and Err.
+func (p *plan) standardFiles(ad *classad.Ad) error {
+	if in := stringAttr(ad, attr.In); in != "" && in != nullFile {
+		if err := sandbox.CheckName(in); err != nil {
+			return &planError{true, err}
+		}
+		p.stdin = path.Base(in)
+		if boolAttr(ad, "TransferIn", true) {
+			if err := p.addInput(in); err != nil {
+				return &planError{true, err}
+			}
+		}
+	}
+	for _, std := range []struct {
+		name string
+		dst  *string
+	}{{attr.Out, &p.stdout}, {attr.Err, &p.stderr}} {
+		if v := stringAttr(ad, std.name); v != "" && v != nullFile {
+			if err := sandbox.CheckName(v); err != nil {
+				return &planError{false, err}
+			}
+			*std.dst = v
+		}
+	}
+	return nil
+}
+
+// splitList splits HTCondor's comma-separated file lists.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// stringAttr evaluates a string attribute of the job ("" if not one).
+func stringAttr(ad *classad.Ad, name string) string {
+	v, err := classad.EvalAttr(ad, name, nil)
+	if err != nil {
+		return ""
+	}
+	s, _ := v.StringValue()
+	return s
+}
+
+// boolAttr evaluates a boolean attribute, def when it is not one.
+func boolAttr(ad *classad.Ad, name string, def bool) bool {
+	v, err := classad.EvalAttr(ad, name, nil)
+	if err != nil {
+		return def
+	}
+	if b, ok := v.BoolValue(); ok {
+		return b
+	}
+	return def
+}
+
+// intAttr evaluates an integer attribute, def when it is not a number.
+func intAttr(ad *classad.Ad, name string, def int64) int64 {
+	v, err := classad.EvalAttr(ad, name, nil)
+	if err != nil {
+		return def
+	}
+	if f, ok := v.NumberValue(); ok {
+		return int64(f)
+	}
+	return def
+}

@@ -1,0 +1,184 @@
+package starter
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/kite-sched/kite/daemons/startd/cgroups"
+)
+
+var (
+	errNotRunning = errors.New("the job is not running")
+	errVacated    = errors.New("the job was vacated before it started")
+)
+
+// spawn starts the job's process in its own process group and, where the
+// host allows, its own cgroup.
+func (s *Starter) spawn(p *plan) error {
+	stdio, err := s.openStdio(p)
+	if err != nil {
+		return err
+	}
+	defer closeAll(stdio[:])
+	group := s.makeGroup()
+	cmd, err := s.startIn(p, stdio, group)
+	if err != nil {
+		if group != nil {
+			group.Remove()
+		}
+		return err
+	}
+	s.log.Info("job started", "pid", cmd.Process.Pid, "cgroup", group != nil)
+	return nil
+}
+
+// startIn starts the process inside group (nil: none). A kernel that
+// cannot start a process straight into a cgroup gets it moved there
+// right after.
+func (s *Starter) startIn(p *plan, stdio [3]*os.File, group *cgroups.Group) (*exec.Cmd, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.vacate != "" {
+		return nil, errVacated
+	}
+	cmd, err := s.command(p, stdio)
+	if err != nil {
+		return nil, err
+	}
+	if group != nil {
+		if f, ferr := group.Open(); ferr == nil {
+			defer f.Close()
+			intoCgroup(cmd.SysProcAttr, f)
+			if err = cmd.Start(); err == nil {
+				s.cmd, s.group = cmd, group
+				return cmd, nil
+			}
+			cmd, _ = s.command(p, stdio)
+		}
+	}
+	if err = cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", p.exe, err)
+	}
+	if group != nil && group.AddProcess(cmd.Process.Pid) != nil {
+		group = nil
+	}
+	s.cmd, s.group = cmd, group
+	return cmd, nil
+}
+
+// makeGroup makes the job's cgroup, nil when there is none to make.
+func (s *Starter) makeGroup() *cgroups.Group {
+	if s.cfg.Cgroups == nil {
+		return nil
+	}
+	g, err := s.cfg.Cgroups.Create(groupName(s.cfg.Slot, s.job.ID), cgroups.Limits{MemoryMiB: s.memoryLimit(), Cpus: s.cfg.Cpus})
+	if err != nil {
+		s.log.Warn("running the job without a cgroup", "err", err)
+		return nil
+	}
+	return g
+}
+
+// memoryLimit is the kernel's limit for the job: its slot's memory when
+// the startd holds jobs over their request, else none.
+func (s *Starter) memoryLimit() int64 {
+	if !s.cfg.HoldIfMemoryExceeded {
+		return 0
+	}
+	return s.cfg.MemoryMiB
+}
+
+func groupName(slot, job string) string {
+	b := []byte(slot + "_" + job)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// openStdio opens the job's standard files: its input from the sandbox
+// (or nothing), its output and error output into the sandbox.
+func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
+	var files [3]*os.File
+	var err error
+	if p.stdin != "" {
+		files[0], err = s.box.Open(p.stdin)
+	} else {
+		files[0], err = os.Open(os.DevNull)
+	}
+	if err == nil {
+		files[1], err = s.box.CreateFile(stdoutFile, 0o644)
+	}
+	if err == nil {
+		files[2], err = s.box.CreateFile(stderrFile, 0o644)
+	}
+	if err != nil {
+		closeAll(files[:])
+		return files, err
+	}
+	return files, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// wait waits for the job's process to end, sampling its use meanwhile,
+// then kills whatever it left behind. It returns when the process ended.
+func (s *Starter) wait() time.Time {
+	stop, sampled := make(chan struct{}), make(chan struct{})
+	go func() { s.sample(stop); close(sampled) }()
+	s.cmd.Wait()
+	end := s.cfg.Now()
+	close(stop)
+	<-sampled
+	s.killTree(syscall.SIGKILL)
+	s.mu.Lock()
+	s.exited = true
+	s.mu.Unlock()
+	return end
+}
+
+// signalTree sends sig to the job's processes while it runs.
+func (s *Starter) signalTree(sig syscall.Signal) error {
+	s.mu.Lock()
+	over := s.exited
+	s.mu.Unlock()
+	if over {
+		return errNotRunning
+	}
+	return s.killTree(sig)
+}
+
+// killTree sends sig to the job's process group and to every process in
+// its cgroup (which holds even those that left the group).
+func (s *Starter) killTree(sig syscall.Signal) error {
+	s.mu.Lock()
+	cmd, g := s.cmd, s.group
+	s.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return errNotRunning
+	}
+	err := syscall.Kill(-cmd.Process.Pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		err = nil
+	}
+	if g != nil {
+		if sig == syscall.SIGKILL {
+			g.Kill()
+		} else {
+			g.Signal(sig)
+		}
+	}
+	return err
+}

@@ -1,0 +1,202 @@
+package starter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/kite-sched/kite/daemons/startd/sandbox"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// run runs the job from sandbox to report, then cleans up.
+func (s *Starter) run() {
+	defer close(s.done)
+	u := s.execute()
+	s.cleanup()
+	s.mu.Lock()
+	s.result = u
+	s.mu.Unlock()
+	s.log.Info("job over", "event", u.Event, "exit_code", u.ExitCode, "signal", u.ExitSignal, "reason", u.Reason)
+	s.report(u)
+	s.cancel()
+}
+
+// execute goes through the job's phases and returns its last event.
+func (s *Starter) execute() wire.JobUpdate {
+	p, err := planFiles(s.job.Ad)
+	if err != nil {
+		return s.planFailed(err)
+	}
+	box, err := sandbox.Create(s.cfg.ExecuteDir, s.cfg.Slot+"_"+s.job.ID, s.owner())
+	if err != nil {
+		return s.failed(attr.HoldStartingJob, err)
+	}
+	s.mu.Lock()
+	s.box = box
+	s.mu.Unlock()
+	if err := s.writeAds(); err != nil {
+		return s.failed(attr.HoldStartingJob, err)
+	}
+	inputs, err := s.fetchInputs(p)
+	if r := s.vacating(); r != "" {
+		return s.evicted(r)
+	}
+	if err != nil {
+		return s.held(attr.HoldTransferInput, fmt.Errorf("input %w", err))
+	}
+	start := s.cfg.Now()
+	if err := s.spawn(p); err != nil {
+		if r := s.vacating(); r != "" {
+			return s.evicted(r)
+		}
+		return s.failed(attr.HoldStartingJob, err)
+	}
+	s.report(s.event(wire.EventStarted))
+	return s.afterExit(p, inputs, start, s.wait())
+}
+
+// afterExit decides what became of a job whose process ended: evicted,
+// held for its memory, held for an output it could not send, or exited.
+func (s *Starter) afterExit(p *plan, inputs map[string]fileState, start, end time.Time) wire.JobUpdate {
+	s.finalUsage(start, end)
+	if r := s.vacating(); r != "" {
+		return s.evicted(r)
+	}
+	if reason := s.memoryExceeded(); reason != "" {
+		return s.held(attr.HoldJobOutOfResources, errors.New(reason))
+	}
+	if err := s.sendOutputs(p, inputs); err != nil {
+		if r := s.vacating(); r != "" {
+			return s.evicted(r)
+		}
+		return s.held(attr.HoldTransferOutput, fmt.Errorf("output %w", err))
+	}
+	return s.exitEvent()
+}
+
+// memoryExceeded returns why the job went over its memory, "" if it did
+// not: the startd killed it, or the kernel did under its cgroup limit.
+func (s *Starter) memoryExceeded() string {
+	s.mu.Lock()
+	reason, g, peak := s.memHold, s.group, s.usage.PeakMemoryBytes
+	s.mu.Unlock()
+	if reason != "" || !s.cfg.HoldIfMemoryExceeded || g == nil || !s.cfg.Cgroups.Has("memory") {
+		return reason
+	}
+	if g.Stats().OOMKills > 0 {
+		return memoryReason(max(peak, s.cfg.MemoryMiB<<20+1), s.cfg.MemoryMiB)
+	}
+	return ""
+}
+
+// finalUsage completes the job's usage from its process's accounting and
+// its cgroup's.
+func (s *Starter) finalUsage(start, end time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := &s.usage
+	u.Wall = end.Sub(start)
+	if st := s.cmd.ProcessState; st != nil {
+		u.UserCPU, u.SysCPU = st.UserTime(), st.SystemTime()
+		u.PeakMemoryBytes = max(u.PeakMemoryBytes, maxRSS(st))
+	}
+	if s.group != nil {
+		gs := s.group.Stats()
+		u.UserCPU, u.SysCPU = max(u.UserCPU, gs.UserCPU), max(u.SysCPU, gs.SysCPU)
+		u.PeakMemoryBytes = max(u.PeakMemoryBytes, gs.PeakMemoryBytes)
+	}
+}
+
+// owner is the sandbox's owner: the job's user.
+func (s *Starter) owner() *sandbox.Owner {
+	if s.cfg.User == nil {
+		return nil
+	}
+	return &sandbox.Owner{UID: s.cfg.User.UID, GID: s.cfg.User.GID}
+}
+
+// cleanup removes the sandbox and the cgroup.
+func (s *Starter) cleanup() {
+	s.mu.Lock()
+	box, g := s.box, s.group
+	s.mu.Unlock()
+	if g != nil {
+		if err := g.Remove(); err != nil {
+			s.log.Warn("removing the job's cgroup", "err", err)
+		}
+	}
+	if box != nil {
+		if err := box.Remove(); err != nil {
+			s.log.Warn("removing the sandbox", "dir", box.Path, "err", err)
+		}
+	}
+}
+
+// report sends an event; a schedd that cannot be told is logged.
+func (s *Starter) report(u wire.JobUpdate) {
+	if s.cfg.Report == nil {
+		return
+	}
+	if err := s.cfg.Report(context.Background(), u); err != nil {
+		s.log.Warn("reporting a job event", "event", u.Event, "err", err)
+	}
+}
+
+// event returns an event of the job with its usage so far.
+func (s *Starter) event(kind string) wire.JobUpdate {
+	s.mu.Lock()
+	u := s.usage
+	s.mu.Unlock()
+	return wire.JobUpdate{
+		ClaimID: s.job.ClaimID, Job: s.job.ID, Event: kind, Time: s.cfg.Now().Unix(),
+		WallSeconds: u.Wall.Seconds(), UserCPU: u.UserCPU.Seconds(), SysCPU: u.SysCPU.Seconds(),
+		PeakMemoryMB: ceilMiB(u.PeakMemoryBytes),
+	}
+}
+
+// exitEvent is the event of a job that ended by itself.
+func (s *Starter) exitEvent() wire.JobUpdate {
+	u := s.event(wire.EventExited)
+	ws, _ := s.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		u.ExitBySignal, u.ExitSignal = true, int(ws.Signal())
+	} else {
+		u.ExitCode = s.cmd.ProcessState.ExitCode()
+	}
+	return u
+}
+
+func (s *Starter) evicted(reason string) wire.JobUpdate {
+	u := s.event(wire.EventEvicted)
+	u.Reason = reason
+	return u
+}
+
+func (s *Starter) held(code int, err error) wire.JobUpdate {
+	u := s.event(wire.EventHeld)
+	u.HoldCode, u.Reason = code, err.Error()
+	return u
+}
+
+func (s *Starter) failed(code int, err error) wire.JobUpdate {
+	u := s.event(wire.EventFailed)
+	u.HoldCode, u.Reason = code, err.Error()
+	return u
+}
+
+// planFailed holds a job whose files cannot be moved safely, and fails
+// one that cannot be run at all.
+func (s *Starter) planFailed(err error) wire.JobUpdate {
+	var pe *planError
+	if !errors.As(err, &pe) {
+		return s.failed(attr.HoldStartingJob, err)
+	}
+	if pe.input {
+		return s.held(attr.HoldTransferInput, fmt.Errorf("input %w", pe.err))
+	}
+	return s.held(attr.HoldTransferOutput, fmt.Errorf("output %w", pe.err))
+}

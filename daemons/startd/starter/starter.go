@@ -1,0 +1,174 @@
+package starter
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/startd/cgroups"
+	"github.com/kite-sched/kite/daemons/startd/sandbox"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// Transfer moves a job's files between its sandbox and its schedd.
+type Transfer interface {
+	// Fetch writes the input file the job ad names name to w and returns
+	// the SHA-256 (hex) the schedd announced for it.
+	Fetch(ctx context.Context, name string, w io.Writer) (sum string, err error)
+	// Send sends the output file name with its SHA-256 (hex).
+	Send(ctx context.Context, name string, r io.Reader, size int64, sum string) error
+}
+
+// User is the account a job runs as.
+type User struct {
+	Name     string
+	UID, GID int
+}
+
+// Config is what a starter needs from its startd.
+type Config struct {
+	ExecuteDir string
+	Slot       string // the slot's name, for the job's environment
+	// User is the job's account; nil runs it as the startd.
+	User *User
+	// Cgroups makes the job's group; nil runs it without one.
+	Cgroups *cgroups.Manager
+	// Cpus and MemoryMiB are the slot's size: the job's limits.
+	Cpus, MemoryMiB int64
+	// HoldIfMemoryExceeded holds a job that uses more than MemoryMiB.
+	HoldIfMemoryExceeded bool
+	// KillGrace is the time between the soft kill signal and SIGKILL.
+	KillGrace time.Duration
+	// SampleInterval is how often memory and cpu use are sampled.
+	SampleInterval time.Duration
+	Transfer       Transfer
+	// Report sends a job event to the schedd; the starter waits for it.
+	Report func(ctx context.Context, u wire.JobUpdate) error
+	// MachineAd is written to the sandbox for the job (without secrets).
+	MachineAd *classad.Ad
+	Log       *slog.Logger
+	Now       func() time.Time
+}
+
+// Job is the job to run.
+type Job struct {
+	ID      string // "cluster.proc"
+	ClaimID string
+	Ad      *classad.Ad
+}
+
+// Starter runs one job.
+type Starter struct {
+	cfg Config
+	job Job
+	log *slog.Logger
+
+	ctx    context.Context // cancelled by a vacate: stops transfers
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	group     *cgroups.Group
+	box       *sandbox.Dir
+	vacate    string // why the job is being vacated; "" if it is not
+	fast      bool
+	suspended bool
+	exited    bool   // the process ended: no more signals
+	memHold   string // why the job goes over its memory, once seen
+	usage     Usage
+	result    wire.JobUpdate
+}
+
+// Start begins running job; Done is closed when it is over.
+func Start(cfg Config, job Job) *Starter {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Starter{cfg: cfg, job: job, ctx: ctx, cancel: cancel, done: make(chan struct{}),
+		log: cfg.Log.With("job", job.ID, "slot", cfg.Slot)}
+	go s.run()
+	return s
+}
+
+// Done is closed once the job is over, reported and cleaned up.
+func (s *Starter) Done() <-chan struct{} { return s.done }
+
+// Result is the last event reported (valid after Done).
+func (s *Starter) Result() wire.JobUpdate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.result
+}
+
+// Usage is the job's use so far.
+func (s *Starter) Usage() Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage
+}
+
+// Vacate stops the job: it gets its soft kill signal, then SIGKILL after
+// the grace (at once when fast), and is reported evicted with reason. A
+// second call may only make it faster.
+func (s *Starter) Vacate(reason string, fast bool) {
+	s.mu.Lock()
+	first := s.vacate == ""
+	if first {
+		s.vacate = reason
+	}
+	faster := fast && !s.fast
+	s.fast = s.fast || fast
+	cmd := s.cmd
+	s.mu.Unlock()
+	s.cancel()
+	if cmd == nil || cmd.Process == nil {
+		return // not started: run sees the vacate
+	}
+	switch {
+	case faster:
+		s.signalTree(syscall.SIGKILL)
+	case first:
+		s.signalTree(killSignal(s.job.Ad))
+		s.signalTree(syscall.SIGCONT)
+		time.AfterFunc(s.cfg.KillGrace, func() { s.signalTree(syscall.SIGKILL) })
+	}
+}
+
+// Suspend stops the job's processes (SIGSTOP).
+func (s *Starter) Suspend() error { return s.setSuspended(true) }
+
+// Continue resumes a suspended job (SIGCONT).
+func (s *Starter) Continue() error { return s.setSuspended(false) }
+
+func (s *Starter) setSuspended(on bool) error {
+	s.mu.Lock()
+	running := s.cmd != nil && s.cmd.Process != nil && s.vacate == ""
+	if running {
+		s.suspended = on
+	}
+	s.mu.Unlock()
+	if !running {
+		return errNotRunning
+	}
+	if on {
+		return s.signalTree(syscall.SIGSTOP)
+	}
+	return s.signalTree(syscall.SIGCONT)
+}
+
+// vacating returns the vacate reason, "" if the job is not vacated.
+func (s *Starter) vacating() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.vacate
+}

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package starter
+
+import (
+	"os"
+	"syscall"
+)
+
+func setDeathSignal(*syscall.SysProcAttr)       {}
+func intoCgroup(*syscall.SysProcAttr, *os.File) {}

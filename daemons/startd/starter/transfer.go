@@ -1,0 +1,170 @@
+package starter
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// fileState is what an input looked like when it arrived, to tell
+// whether the job changed it.
+type fileState struct {
+	size  int64
+	mtime time.Time
+}
+
+// writeAds writes the job's ad and the machine's (without its claim id)
+// into the sandbox, as HTCondor does for jobs that read them.
+func (s *Starter) writeAds() error {
+	machine := classad.NewAd()
+	if s.cfg.MachineAd != nil {
+		machine = s.cfg.MachineAd.Clone()
+		machine.Delete(attr.ClaimID)
+	}
+	for name, ad := range map[string]*classad.Ad{jobAdFile: s.job.Ad, machineAdFile: machine} {
+		f, err := s.box.CreateFile(name, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(classad.AppendOld(nil, ad))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchInputs brings the job's input files into the sandbox, each checked
+// against the checksum the schedd announced.
+func (s *Starter) fetchInputs(p *plan) (map[string]fileState, error) {
+	got := map[string]fileState{}
+	for _, in := range p.inputs {
+		perm := fs.FileMode(0o644)
+		if in.exec {
+			perm = 0o755
+		}
+		if err := s.fetch(in, perm); err != nil {
+			return nil, err
+		}
+		if fi, err := os.Lstat(s.box.Path + "/" + in.local); err == nil {
+			got[in.local] = fileState{fi.Size(), fi.ModTime()}
+		}
+	}
+	return got, nil
+}
+
+// fetch brings one input file.
+func (s *Starter) fetch(in input, perm fs.FileMode) error {
+	f, err := s.box.CreateFile(in.local, perm)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	announced, err := s.cfg.Transfer.Fetch(s.ctx, in.remote, io.MultiWriter(f, h))
+	if err != nil {
+		return fmt.Errorf("file %q: %w", in.remote, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if announced == "" {
+		return fmt.Errorf("file %q: the schedd sent no checksum", in.remote)
+	}
+	if !strings.EqualFold(sum, announced) {
+		return fmt.Errorf("file %q: its SHA-256 is %s, the schedd announced %s", in.remote, sum, announced)
+	}
+	return f.Close()
+}
+
+// outputsOf lists the files to send back, each with the sandbox file
+// it comes from: the named outputs (directories by their files), or the
+// new and changed top-level files; then the output and error output.
+func (s *Starter) outputsOf(p *plan, inputs map[string]fileState) ([][2]string, error) {
+	var out [][2]string
+	names := p.outputs
+	if !p.explicit {
+		names = s.newFiles(inputs)
+	}
+	for _, n := range names {
+		files, err := s.box.Files(n)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			out = append(out, [2]string{f, f})
+		}
+	}
+	if p.stdout != "" {
+		out = append(out, [2]string{p.stdout, stdoutFile})
+	}
+	if p.stderr != "" {
+		out = append(out, [2]string{p.stderr, stderrFile})
+	}
+	return out, nil
+}
+
+// newFiles lists the top-level files of the sandbox the job made or
+// changed, leaving out the starter's own.
+func (s *Starter) newFiles(inputs map[string]fileState) []string {
+	entries, _ := s.box.TopLevel()
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if n == jobAdFile || n == machineAdFile || n == stdoutFile || n == stderrFile || e.IsDir() {
+			continue
+		}
+		if was, ok := inputs[n]; ok {
+			if fi, err := e.Info(); err == nil && fi.Size() == was.size && fi.ModTime().Equal(was.mtime) {
+				continue
+			}
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// sendOutputs sends the job's output files with their checksums.
+func (s *Starter) sendOutputs(p *plan, inputs map[string]fileState) error {
+	files, err := s.outputsOf(p, inputs)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := s.send(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// send sends sandbox file local as remote.
+func (s *Starter) send(remote, local string) error {
+	f, err := s.box.Open(local)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := sha256.New()
+	size, err := io.Copy(h, f)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return fmt.Errorf("file %q: %w", remote, err)
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if err := s.cfg.Transfer.Send(s.ctx, remote, io.LimitReader(f, size), size, sum); err != nil {
+		return fmt.Errorf("file %q: %w", remote, err)
+	}
+	return nil
+}
