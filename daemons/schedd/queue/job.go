@@ -102,11 +102,15 @@ func (v *View) All() iter.Seq2[string, ast.Expr] {
 }
 
 // AppendJSON appends the job's ad in HTCondor's JSON form; with names,
-// only those attributes (a projection).
-func (v *View) AppendJSON(buf []byte, names []string, rec *ast.Record) []byte {
+// only those attributes (a projection). Attributes hide reports true for
+// are left out (nil: none). rec is scratch space.
+func (v *View) AppendJSON(buf []byte, names []string, rec *ast.Record, hide func(string) bool) []byte {
 	rec.Attrs = rec.Attrs[:0]
 	if len(names) > 0 {
 		for _, n := range names {
+			if hide != nil && hide(n) {
+				continue
+			}
 			if e, ok := v.Own.Lookup(n); ok {
 				if deleted(e) {
 					continue
@@ -118,7 +122,9 @@ func (v *View) AppendJSON(buf []byte, names []string, rec *ast.Record) []byte {
 		}
 	} else {
 		for name, e := range v.All() {
-			rec.Attrs = append(rec.Attrs, ast.Attr{At: ast.NoPos, Name: name, Value: e})
+			if hide == nil || !hide(name) {
+				rec.Attrs = append(rec.Attrs, ast.Attr{At: ast.NoPos, Name: name, Value: e})
+			}
 		}
 	}
 	return ast.AppendJSON(buf, rec, false)

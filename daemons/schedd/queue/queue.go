@@ -253,3 +253,7 @@ func (q *Queue) count(owner string, status int64, n int) {
 func (q *Queue) Stats() (transactions, changes int64) {
 	return q.cm.txs.Load(), q.cm.changes.Load()
 }
+
+// Reservation reports whether cluster id was handed out and not yet used,
+// and to whom ("" when it was handed out before a restart).
+func (q *Queue) Reservation(id int64) (string, bool) { return q.reservation(id) }

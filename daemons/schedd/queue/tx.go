@@ -222,7 +222,7 @@ func (tx *Tx) leave(j *Job, counted int64, rec *ast.Record) {
 	v := j.View()
 	seq := q.histNext
 	q.histNext++
-	hist := v.AppendJSON(nil, nil, rec)
+	hist := v.AppendJSON(nil, nil, rec, nil)
 	tx.writes = append(tx.writes,
 		write{bucketProcs, procKey(j.ID), nil},
 		write{bucketHistory, u64(seq), hist},

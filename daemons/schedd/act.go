@@ -1,0 +1,236 @@
+package schedd
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// tool names the command that made a change, for reasons: "via kite hold
+// (by user alice)", as HTCondor writes "via condor_hold (by user alice)".
+func toolReason(action, caller string) string {
+	verb := map[string]string{wire.ActRemove: "rm", wire.ActHold: "hold", wire.ActRelease: "release"}[action]
+	return fmt.Sprintf("via kite %s (by user %s)", verb, caller)
+}
+
+// mayChange reports whether the caller may change a job.
+func mayChange(caller auth.Identity, owner string) bool {
+	return caller.Name == owner || caller.Allows(auth.Administrator)
+}
+
+// chosen is the jobs a selection picks in one transaction: those the
+// caller may change, and a count of the others.
+type chosen struct {
+	jobs    []*queue.Job
+	matched int
+	denied  int
+}
+
+// choose applies a selection inside a transaction.
+func choose(tx *queue.Tx, sel *selection, caller auth.Identity) chosen {
+	var out chosen
+	r := tx.Reader()
+	for c := range sel.clusters(r) {
+		if len(sel.owners) > 0 && !contains(sel.owners, c.Owner) {
+			continue
+		}
+		for j := range c.Jobs {
+			if !sel.picks(j) || sel.constraint != nil && !sel.holds(tx.Ad(j)) {
+				continue
+			}
+			out.matched++
+			if !mayChange(caller, j.Owner()) {
+				out.denied++
+				continue
+			}
+			out.jobs = append(out.jobs, j)
+		}
+	}
+	return out
+}
+
+func (s *Server) handleAct(ctx context.Context, r *wire.Request) (any, error) {
+	var a wire.Act
+	if err := r.Decode(&a); err != nil {
+		return nil, err
+	}
+	sel, err := compileSelection(a.JobSelection)
+	if err != nil {
+		return nil, err
+	}
+	if sel.empty() && !a.All {
+		return nil, wire.BadRequest("%s: name jobs, owners or a constraint (or all)", a.Action)
+	}
+	reason := a.Reason
+	if reason == "" {
+		reason = toolReason(a.Action, r.Caller.Name)
+	}
+	var act func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool
+	switch a.Action {
+	case wire.ActRemove:
+		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool { return s.remove(tx, j, reason, ev) }
+	case wire.ActHold:
+		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool {
+			return s.hold(tx, j, reason, attr.HoldUserRequest, a.SubCode, ev)
+		}
+	case wire.ActRelease:
+		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool { return s.release(tx, j, reason, ev) }
+	default:
+		return nil, wire.BadRequest("unknown action %q (remove, hold or release)", a.Action)
+	}
+	var res wire.ActResult
+	err = s.q.Update(func(tx *queue.Tx) error {
+		ch := choose(tx, sel, r.Caller)
+		res = wire.ActResult{Matched: ch.matched, Denied: ch.denied}
+		ev := s.newEvents()
+		for _, j := range ch.jobs {
+			if act(tx, j, ev) {
+				res.Changed++
+			}
+		}
+		ev.after(tx)
+		return nil
+	})
+	if err != nil {
+		return nil, wire.Unavailable("%v", err)
+	}
+	if res.Changed > 0 {
+		s.kickAds()
+	}
+	return res, nil
+}
+
+// remove takes a job out of the queue (an aborted event); a running job's
+// claim is vacated.
+func (s *Server) remove(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatch) bool {
+	if st := tx.Status(j); st == attr.Removed || st == attr.Completed {
+		return false
+	}
+	s.jobs.stop(tx, j, "removed")
+	setStatus(tx, j, attr.Removed, s.now())
+	tx.SetString(j, attr.RemoveReason, reason)
+	v := tx.View(j)
+	ev.add(&v, userlog.Event{Code: userlog.Aborted, Reason: reason})
+	s.leave(tx, j)
+	return true
+}
+
+// leave moves a job to the history, without the schedd's own attributes.
+func (s *Server) leave(tx *queue.Tx, j *queue.Job) {
+	tx.Delete(j, attrClaimID)
+	tx.Delete(j, attrStartdAddr)
+	tx.Leave(j)
+}
+
+// hold holds an idle or running job with a reason and code.
+func (s *Server) hold(tx *queue.Tx, j *queue.Job, reason string, code, sub int, ev *eventBatch) bool {
+	if st := tx.Status(j); st != attr.Idle && st != attr.Running && st != attr.Suspended {
+		return false
+	}
+	s.jobs.stop(tx, j, "held")
+	setStatus(tx, j, attr.Held, s.now())
+	tx.SetString(j, attr.HoldReason, reason)
+	tx.SetInt(j, attr.HoldReasonCode, int64(code))
+	tx.SetInt(j, attr.HoldReasonSubCode, int64(sub))
+	v := tx.View(j)
+	tx.SetInt(j, "NumHolds", intAttr(&v, "NumHolds", 0)+1)
+	ev.add(&v, userlog.Event{Code: userlog.Held, Reason: reason, HoldCode: code, HoldSubCode: sub})
+	return true
+}
+
+// release makes a held job idle again.
+func (s *Server) release(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatch) bool {
+	if tx.Status(j) != attr.Held {
+		return false
+	}
+	v := tx.View(j)
+	if e, ok := v.Lookup(attr.HoldReason); ok {
+		tx.Set(j, "LastHoldReason", e)
+	}
+	if e, ok := v.Lookup(attr.HoldReasonCode); ok {
+		tx.Set(j, "LastHoldReasonCode", e)
+	}
+	setStatus(tx, j, attr.Idle, s.now())
+	tx.SetString(j, attr.ReleaseReason, reason)
+	tx.Delete(j, attr.HoldReason)
+	tx.Delete(j, attr.HoldReasonCode)
+	tx.Delete(j, attr.HoldReasonSubCode)
+	ev.add(&v, userlog.Event{Code: userlog.Released, Reason: reason})
+	return true
+}
+
+// protected are the attributes qedit may not set: the schedd keeps them.
+var protected = map[string]bool{}
+
+func init() {
+	for _, n := range []string{
+		attr.ClusterID, attr.ProcID, attr.Owner, attr.User, attr.JobStatus, attr.LastJobStatus,
+		attr.EnteredCurrentStatus, attr.QDate, attr.MyType, attr.TargetType, attr.GlobalJobID,
+		attr.JobUniverse, attr.RemoteHost, attr.JobStartDate, attr.JobCurrentStartDate,
+		attr.NumJobStarts, attr.CompletionDate, attr.AutoClusterID, attrClaimID, attrStartdAddr,
+	} {
+		protected[ast.Lower(n)] = true
+	}
+}
+
+func (s *Server) handleEdit(ctx context.Context, r *wire.Request) (any, error) {
+	var e wire.Edit
+	if err := r.Decode(&e); err != nil {
+		return nil, err
+	}
+	sel, err := compileSelection(e.JobSelection)
+	if err != nil {
+		return nil, err
+	}
+	if sel.empty() && !e.All {
+		return nil, wire.BadRequest("edit: name jobs, owners or a constraint (or all)")
+	}
+	if len(e.Attrs) == 0 {
+		return nil, wire.BadRequest("edit: no attributes to set")
+	}
+	names := make([]string, 0, len(e.Attrs))
+	for n := range e.Attrs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	exprs := make([]ast.Expr, len(names))
+	for i, n := range names {
+		if !ast.IsPlainName(n) {
+			return nil, wire.BadRequest("edit: %q is not an attribute name", n)
+		}
+		if protected[ast.Lower(n)] {
+			return nil, wire.BadRequest("edit: %s is kept by the schedd and cannot be set", n)
+		}
+		x, err := classad.ParseExpr(e.Attrs[n], classad.Filename(n))
+		if err != nil {
+			return nil, wire.BadRequest("edit: %v", err)
+		}
+		exprs[i] = x
+	}
+	var res wire.ActResult
+	err = s.q.Update(func(tx *queue.Tx) error {
+		ch := choose(tx, sel, r.Caller)
+		res = wire.ActResult{Matched: ch.matched, Denied: ch.denied, Changed: len(ch.jobs)}
+		for _, j := range ch.jobs {
+			for i, n := range names {
+				tx.Set(j, n, exprs[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wire.Unavailable("%v", err)
+	}
+	if res.Changed > 0 {
+		s.kickAds() // an edit may make idle jobs match
+	}
+	return res, nil
+}

@@ -1,0 +1,185 @@
+package schedd
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"sort"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// advertise sends the schedd's ad and one ad per submitter to the
+// collector: soon after a change (changes within UpdateDelay make one
+// update) and every UpdateInterval. After an update that shows idle jobs
+// it pokes the negotiator, so that new work starts without waiting for the
+// next cycle.
+func (s *Server) advertise(ctx context.Context) {
+	t := time.NewTicker(s.cfg.UpdateInterval)
+	defer t.Stop()
+	var seq int64
+	sent := map[string]bool{} // submitter ads at the collector
+	for {
+		poke := false
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.kick:
+			poke = true
+		case <-s.q.Changed():
+			poke = true
+		}
+		if poke && s.cfg.UpdateDelay > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(s.cfg.UpdateDelay):
+			}
+			drain(s.kick)
+			drain(s.q.Changed())
+		}
+		seq++
+		idle := s.sendAds(ctx, seq, sent)
+		if poke && idle > 0 {
+			s.reschedule(ctx)
+		}
+	}
+}
+
+func drain(c <-chan struct{}) {
+	select {
+	case <-c:
+	default:
+	}
+}
+
+// sendAds sends the ads and invalidates those of submitters that left.
+// It returns the number of idle jobs.
+func (s *Server) sendAds(ctx context.Context, seq int64, sent map[string]bool) int {
+	per, all := map[string]queue.Counts{}, queue.Counts{}
+	s.q.Read(func(r *queue.Reader) { per, all = r.Counts() })
+	ads := []*classad.Ad{s.scheddAd(seq, all)}
+	names := make([]string, 0, len(per))
+	for o := range per {
+		names = append(names, o)
+	}
+	sort.Strings(names)
+	now := map[string]bool{}
+	for _, o := range names {
+		c := per[o]
+		if c.Idle+c.Running+c.Held == 0 {
+			continue
+		}
+		ad := s.submitterAd(o, seq, c)
+		now[o+"@"+s.domain] = true
+		ads = append(ads, ad)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	body := classad.AppendJSONArray(nil, ads)
+	if err := s.env.Collector().CallRaw(cctx, "POST", wire.PathAds, body, nil); err != nil {
+		s.log.Debug("advertising to the collector", "err", err)
+		return all.Idle
+	}
+	var gone []string
+	for n := range sent {
+		if !now[n] {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		inv := wire.Invalidate{Type: attr.TypeSubmitter, Names: gone}
+		if err := s.env.Collector().Call(cctx, "POST", wire.PathInvalidate, inv, nil); err != nil {
+			s.log.Debug("invalidating submitter ads", "err", err)
+			return all.Idle
+		}
+	}
+	clear(sent)
+	for n := range now {
+		sent[n] = true
+	}
+	return all.Idle
+}
+
+// common sets what every ad of the schedd carries.
+func (s *Server) common(ad *classad.Ad, typ, name string, seq int64) {
+	addr := s.Addr()
+	host, _, _ := net.SplitHostPort(addr)
+	ad.Set(attr.MyType, ast.Str(typ))
+	ad.Set(attr.Name, ast.Str(name))
+	ad.Set(attr.Machine, ast.Str(host))
+	ad.Set(attr.MyAddress, ast.Str(addr))
+	ad.Set(attr.ScheddName, ast.Str(s.name))
+	ad.Set(attr.DaemonStartTime, ast.Int(s.start.Unix()))
+	ad.Set(attr.UpdateSequence, ast.Int(seq))
+	ad.Set(attr.KiteVersion, ast.Str(daemon.Version))
+	if s.env.Config != nil && s.env.Config.Membership.Enabled {
+		ad.Set(attr.Member, ast.Str(daemon.MemberName("schedd", addr)))
+	}
+}
+
+// scheddAd is the schedd's own ad.
+func (s *Server) scheddAd(seq int64, all queue.Counts) *classad.Ad {
+	ad := classad.NewAd()
+	s.common(ad, attr.TypeScheduler, s.name, seq)
+	ad.Set(attr.TotalIdleJobs, ast.Int(int64(all.Idle)))
+	ad.Set(attr.TotalRunningJobs, ast.Int(int64(all.Running)))
+	ad.Set(attr.TotalHeldJobs, ast.Int(int64(all.Held)))
+	ad.Set(attr.TotalJobAds, ast.Int(int64(all.Total())))
+	ad.Set(attr.UIDDomain, ast.Str(s.domain))
+	ad.Set("MaxJobsRunning", ast.Int(int64(s.cfg.MaxRunning)))
+	return ad
+}
+
+// submitterAd is one owner's ad: what the negotiator asks about.
+func (s *Server) submitterAd(owner string, seq int64, c queue.Counts) *classad.Ad {
+	ad := classad.NewAd()
+	s.common(ad, attr.TypeSubmitter, owner+"@"+s.domain, seq)
+	ad.Set(attr.Owner, ast.Str(owner))
+	ad.Set(attr.IdleJobs, ast.Int(int64(c.Idle)))
+	ad.Set(attr.RunningJobs, ast.Int(int64(c.Running)))
+	ad.Set(attr.HeldJobs, ast.Int(int64(c.Held)))
+	return ad
+}
+
+// reschedule asks the pool's negotiator for a cycle soon; a pool without
+// one is fine.
+func (s *Server) reschedule(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var addrs []string
+	q := wire.Query{Type: attr.TypeNegotiator, Projection: []string{attr.MyAddress}}
+	err := s.env.Collector().Stream(cctx, "POST", wire.PathQuery, q, func(item json.RawMessage) error {
+		ad, err := classad.ParseJSON(item)
+		if err == nil {
+			if a := slotString(ad, attr.MyAddress); a != "" {
+				addrs = append(addrs, a)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	for _, a := range addrs {
+		if err := s.env.Connector().Client(a).Call(cctx, "POST", wire.PathReschedule, nil, nil); err != nil {
+			s.log.Debug("poking the negotiator", "addr", a, "err", err)
+		}
+	}
+}
+
+// invalidate removes the schedd's ads from the collector as it stops.
+func (s *Server) invalidate() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c := s.env.Collector()
+	c.Call(ctx, "POST", wire.PathInvalidate, wire.Invalidate{Type: attr.TypeScheduler, Names: []string{s.name}}, nil)
+	c.Call(ctx, "POST", wire.PathInvalidate, wire.Invalidate{Type: attr.TypeSubmitter, Constraint: "ScheddName == " + string(ast.AppendQuoted(nil, s.name))}, nil)
+}

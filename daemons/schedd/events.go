@@ -1,0 +1,108 @@
+package schedd
+
+import (
+	"time"
+
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// eventBatch gathers the user log events of one queue transaction, written
+// once it commits, in commit order, one write per log file.
+type eventBatch struct {
+	s      *Server
+	byPath map[string][]userlog.Event
+	order  []string
+}
+
+func (s *Server) newEvents() *eventBatch { return &eventBatch{s: s} }
+
+// add queues ev for the job's log, if it has one (UserLog).
+func (b *eventBatch) add(v *queue.View, ev userlog.Event) {
+	path := stringAttr(v, attr.UserLog)
+	if path == "" {
+		return
+	}
+	ev.Job = userlog.JobID{Cluster: v.ID.Cluster, Proc: v.ID.Proc}
+	if ev.Time.IsZero() {
+		ev.Time = b.s.now()
+	}
+	if b.byPath == nil {
+		b.byPath = map[string][]userlog.Event{}
+	}
+	if _, ok := b.byPath[path]; !ok {
+		b.order = append(b.order, path)
+	}
+	b.byPath[path] = append(b.byPath[path], ev)
+}
+
+// after writes the events once tx commits. A log that cannot be written
+// is the user's problem, not the queue's: it is logged, not fatal.
+func (b *eventBatch) after(tx *queue.Tx) {
+	if len(b.order) == 0 {
+		return
+	}
+	tx.AfterCommit(func() {
+		for _, path := range b.order {
+			if err := b.s.events.Append(path, b.byPath[path]...); err != nil {
+				b.s.log.Warn("job event log not written", "log", path, "err", err)
+			}
+		}
+	})
+}
+
+// stringAttr returns a job attribute that is a string literal, or "".
+func stringAttr(v *queue.View, name string) string {
+	e, ok := v.Lookup(name)
+	if !ok {
+		return ""
+	}
+	if l, isLit := e.(*ast.Literal); isLit && l.Kind == ast.StringLit {
+		return l.Str
+	}
+	return ""
+}
+
+// intAttr returns a job attribute that is an integer literal, or def.
+func intAttr(v *queue.View, name string, def int64) int64 {
+	e, ok := v.Lookup(name)
+	if !ok {
+		return def
+	}
+	if l, isLit := e.(*ast.Literal); isLit {
+		switch l.Kind {
+		case ast.IntLit:
+			return l.Int
+		case ast.RealLit:
+			return int64(l.Real)
+		}
+	}
+	return def
+}
+
+// realAttr returns a numeric job attribute, or 0.
+func realAttr(v *queue.View, name string) float64 {
+	e, ok := v.Lookup(name)
+	if !ok {
+		return 0
+	}
+	if l, isLit := e.(*ast.Literal); isLit {
+		switch l.Kind {
+		case ast.IntLit:
+			return float64(l.Int)
+		case ast.RealLit:
+			return l.Real
+		}
+	}
+	return 0
+}
+
+// setStatus moves a job to a new JobStatus with the attributes HTCondor
+// keeps about it.
+func setStatus(tx *queue.Tx, j *queue.Job, status int64, now time.Time) {
+	tx.SetInt(j, attr.LastJobStatus, tx.Status(j))
+	tx.SetInt(j, attr.JobStatus, status)
+	tx.SetInt(j, attr.EnteredCurrentStatus, now.Unix())
+}

@@ -1,0 +1,260 @@
+package schedd
+
+import (
+	"context"
+	"iter"
+	"slices"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// Attributes the schedd keeps in job ads for itself: never shown to tools.
+const (
+	attrClaimID    = "ClaimId"        // the claim the job runs under (a secret)
+	attrStartdAddr = "KiteStartdAddr" // where that claim's startd serves
+)
+
+func private(name string) bool {
+	return ast.EqualFold(name, attrClaimID) || ast.EqualFold(name, attrStartdAddr)
+}
+
+// selection is a compiled wire.JobSelection.
+type selection struct {
+	ids        []queue.Selector
+	owners     []string
+	constraint *classad.Program
+}
+
+func compileSelection(js wire.JobSelection) (*selection, error) {
+	sel := &selection{owners: js.Owners}
+	for _, s := range js.IDs {
+		id, err := queue.ParseSelector(s)
+		if err != nil {
+			return nil, wire.BadRequest("%v", err)
+		}
+		sel.ids = append(sel.ids, id)
+	}
+	if js.Constraint != "" {
+		p, err := classad.Compile(js.Constraint, classad.Filename("constraint"))
+		if err != nil {
+			return nil, wire.BadRequest("%v", err)
+		}
+		sel.constraint = p
+	}
+	return sel, nil
+}
+
+// empty reports whether the selection names nothing.
+func (sel *selection) empty() bool {
+	return len(sel.ids) == 0 && len(sel.owners) == 0 && sel.constraint == nil
+}
+
+// picks reports whether the ids and owners select a job (not the
+// constraint, which needs the whole ad).
+func (sel *selection) picks(j *queue.Job) bool {
+	byID, byOwner := len(sel.ids) == 0, len(sel.owners) == 0
+	for _, s := range sel.ids {
+		if s.Cluster == j.ID.Cluster && (s.Proc < 0 || s.Proc == j.ID.Proc) {
+			byID = true
+			break
+		}
+	}
+	for _, o := range sel.owners {
+		if o == j.Owner() {
+			byOwner = true
+			break
+		}
+	}
+	return byID && byOwner
+}
+
+// holds reports whether the constraint holds for a job's whole ad.
+func (sel *selection) holds(ad *classad.Ad) bool {
+	if sel.constraint == nil {
+		return true
+	}
+	v, _ := classad.Eval(sel.constraint, ad, nil)
+	return v.IsTrue()
+}
+
+// clusters yields the clusters the ids could select, in order.
+func (sel *selection) clusters(r *queue.Reader) iter.Seq[*queue.Cluster] {
+	return func(yield func(*queue.Cluster) bool) { sel.eachCluster(r, yield) }
+}
+
+func (sel *selection) eachCluster(r *queue.Reader, yield func(*queue.Cluster) bool) {
+	if len(sel.ids) == 0 {
+		r.Clusters(yield)
+		return
+	}
+	seen := map[int64]bool{}
+	var ids []int64
+	for _, s := range sel.ids {
+		if !seen[s.Cluster] {
+			seen[s.Cluster] = true
+			ids = append(ids, s.Cluster)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if c := r.Cluster(id); c != nil && !yield(c) {
+			return
+		}
+	}
+}
+
+// views returns the jobs the ids and owners select, as views.
+func (s *Server) views(sel *selection) []queue.View {
+	var out []queue.View
+	s.q.Read(func(r *queue.Reader) {
+		for c := range sel.clusters(r) {
+			if len(sel.owners) > 0 && !contains(sel.owners, c.Owner) {
+				continue
+			}
+			for j := range c.Jobs {
+				if sel.picks(j) {
+					out = append(out, j.View())
+				}
+			}
+		}
+	})
+	return out
+}
+
+func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Stream) error {
+	var q wire.JobQuery
+	if err := r.Decode(&q); err != nil {
+		return err
+	}
+	if q.Limit < 0 {
+		return wire.BadRequest("query: limit must not be negative")
+	}
+	sel, err := compileSelection(q.JobSelection)
+	if err != nil {
+		return err
+	}
+	views := s.views(sel)
+	var buf []byte
+	var rec ast.Record
+	sent := 0
+	for i := range views {
+		v := &views[i]
+		if sel.constraint != nil && !sel.holds(v.Ad()) {
+			continue
+		}
+		buf = v.AppendJSON(buf[:0], q.Projection, &rec, private)
+		if err := out.SendJSON(buf); err != nil {
+			return err
+		}
+		if sent++; q.Limit > 0 && sent >= q.Limit {
+			break
+		}
+	}
+	return nil
+}
+
+func (s *Server) handleTotals(ctx context.Context, r *wire.Request) (any, error) {
+	out := wire.QueueTotals{Schedd: s.name, Addr: s.Addr(), ByOwner: map[string]wire.StatusCounts{}}
+	s.q.Read(func(r *queue.Reader) {
+		per, all := r.Counts()
+		for o, c := range per {
+			out.ByOwner[o] = statusCounts(c)
+		}
+		out.All = statusCounts(all)
+	})
+	return out, nil
+}
+
+func statusCounts(c queue.Counts) wire.StatusCounts {
+	return wire.StatusCounts{Jobs: c.Total(), Completed: c.Completed, Removed: c.Removed,
+		Idle: c.Idle, Running: c.Running, Held: c.Held, Suspended: c.Suspended}
+}
+
+func (s *Server) handleHistory(ctx context.Context, r *wire.Request, out *wire.Stream) error {
+	var q wire.HistoryQuery
+	if err := r.Decode(&q); err != nil {
+		return err
+	}
+	if q.Limit < 0 {
+		return wire.BadRequest("history: limit must not be negative")
+	}
+	sel, err := compileSelection(wire.JobSelection{IDs: q.IDs, Owners: q.Owners, Constraint: q.Constraint})
+	if err != nil {
+		return err
+	}
+	sent := 0
+	var sendErr error
+	var buf []byte
+	err = s.q.History(func(raw []byte) bool {
+		ad, err := classad.ParseJSON(raw)
+		if err != nil {
+			s.log.Warn("history: a bad record", "err", err)
+			return true
+		}
+		if !sel.historyPicks(ad) || !sel.holds(ad) {
+			return true
+		}
+		data := raw
+		if len(q.Projection) > 0 {
+			buf = classad.AppendJSON(buf[:0], project(ad, q.Projection), false)
+			data = buf
+		}
+		if sendErr = out.SendJSON(data); sendErr != nil {
+			return false
+		}
+		sent++
+		return q.Limit == 0 || sent < q.Limit
+	})
+	if sendErr != nil {
+		return sendErr
+	}
+	return err
+}
+
+// historyPicks applies ids and owners to a finished job's ad.
+func (sel *selection) historyPicks(ad *classad.Ad) bool {
+	cluster, _ := intOf(ad, attr.ClusterID)
+	proc, _ := intOf(ad, attr.ProcID)
+	owner := ""
+	if e, ok := ad.Lookup(attr.Owner); ok {
+		if l, isLit := e.(*ast.Literal); isLit {
+			owner = l.Str
+		}
+	}
+	byID, byOwner := len(sel.ids) == 0, len(sel.owners) == 0 || contains(sel.owners, owner)
+	for _, s := range sel.ids {
+		if s.Cluster == cluster && (s.Proc < 0 || s.Proc == proc) {
+			byID = true
+		}
+	}
+	return byID && byOwner
+}
+
+func intOf(ad *classad.Ad, name string) (int64, bool) {
+	e, ok := ad.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	l, isLit := e.(*ast.Literal)
+	if !isLit || l.Kind != ast.IntLit {
+		return 0, false
+	}
+	return l.Int, true
+}
+
+// project returns an ad holding only the named attributes of ad.
+func project(ad *classad.Ad, names []string) *classad.Ad {
+	out := classad.NewAd()
+	for _, n := range names {
+		if i := ad.Index(n); i >= 0 && !private(n) {
+			out.Set(ad.Name(i), ad.Expr(i))
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool { return slices.Contains(list, s) }

@@ -1,0 +1,570 @@
+package schedd
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/classad/match"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// The schedd's side of running jobs:
+//
+//	negotiator ──matches──▶ reserve an idle job of the request's autocluster
+//	   ──POST /v1/claims──▶ startd: a claim (a dynamic slot for a p-slot)
+//	   ──commit Running──▶ POST /v1/claims/activate with the job
+//	   ◀── /v1/jobs/update: started, exited, evicted, held, failed
+//	exited/held/failed: the claim runs the owner's next idle job that fits
+//	the slot (claim reuse), or is released. Keep-alives renew every claim
+//	each third of the lease; a claim that stays unanswered past its lease
+//	gives its job back to idle with an evicted event.
+//
+// A job is marked Running, durably, before its activation is sent, so a
+// restarted schedd knows which claims may still run a job: it puts those
+// jobs back to idle, vacates the claims, and keeps the jobs from matching
+// until the claims' leases are over unless the vacate succeeded. A job
+// never runs twice at once.
+
+// claim is one claim the schedd holds at a startd.
+type claim struct {
+	id       string // the claim id (for a p-slot, its dynamic slot's)
+	startd   string // the startd's address
+	slotName string
+	slot     *classad.Ad // the claimed slot's ad
+	owner    string
+	lease    time.Duration
+	alive    time.Time // last answered keep-alive (or the claim itself)
+	job      queue.JobID
+	busy     bool // a job is activated on it
+	gone     bool // released or lost: ignore it
+}
+
+// runs is the schedd's claims and the jobs being matched.
+type runs struct {
+	s        *Server
+	mu       sync.Mutex
+	claims   map[string]*claim // by claim id
+	byJob    map[queue.JobID]*claim
+	reserved map[queue.JobID]bool      // idle jobs picked for a match, being claimed
+	blocked  map[queue.JobID]time.Time // jobs whose old claim may still run until then
+	requests map[string]map[string][]queue.JobID
+	acIDs    map[string]int
+	running  int
+}
+
+func newRuns(s *Server) *runs {
+	return &runs{
+		s: s, claims: map[string]*claim{}, byJob: map[queue.JobID]*claim{},
+		reserved: map[queue.JobID]bool{}, blocked: map[queue.JobID]time.Time{},
+		requests: map[string]map[string][]queue.JobID{}, acIDs: map[string]int{},
+	}
+}
+
+// matchable reports whether an idle job may be offered to the negotiator.
+func (r *runs) matchable(id queue.JobID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reserved[id] || r.byJob[id] != nil {
+		return false
+	}
+	if until, ok := r.blocked[id]; ok {
+		if r.s.now().Before(until) {
+			return false
+		}
+		delete(r.blocked, id)
+	}
+	return true
+}
+
+// autoclusterID returns the id of a signature, the same for as long as the
+// schedd runs.
+func (r *runs) autoclusterID(sig string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id, ok := r.acIDs[sig]
+	if !ok {
+		id = len(r.acIDs) + 1
+		r.acIDs[sig] = id
+	}
+	return id
+}
+
+// remember keeps the jobs behind the requests of a submitter's last
+// answer, for its matches.
+func (r *runs) remember(submitter string, acs []*autocluster) {
+	m := make(map[string][]queue.JobID, len(acs))
+	for _, ac := range acs {
+		ids := make([]queue.JobID, len(ac.jobs))
+		for i, j := range ac.jobs {
+			ids[i] = j.view.ID
+		}
+		m[itoa(ac.id)] = ids
+	}
+	r.mu.Lock()
+	r.requests[submitter] = m
+	r.mu.Unlock()
+}
+
+// reserve picks the next matchable job of a request.
+func (r *runs) reserve(submitter, request string) (queue.JobID, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if max := r.s.cfg.MaxRunning; max > 0 && r.running+len(r.reserved) >= max {
+		return queue.JobID{}, false
+	}
+	ids := r.requests[submitter][request]
+	for i, id := range ids {
+		if r.reserved[id] || r.byJob[id] != nil {
+			continue
+		}
+		r.reserved[id] = true
+		r.requests[submitter][request] = ids[i+1:]
+		return id, true
+	}
+	return queue.JobID{}, false
+}
+
+func (r *runs) unreserve(id queue.JobID) {
+	r.mu.Lock()
+	delete(r.reserved, id)
+	r.mu.Unlock()
+}
+
+func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error) {
+	var m wire.Matches
+	if err := r.Decode(&m); err != nil {
+		return nil, err
+	}
+	type pick struct {
+		job  queue.JobID
+		slot *classad.Ad
+	}
+	var picks []pick
+	for i, match := range m.Matches {
+		if match.Slot == nil {
+			return nil, wire.BadRequest("match %d: no slot ad", i)
+		}
+		if id, ok := s.jobs.reserve(m.Submitter, match.Request); ok {
+			picks = append(picks, pick{id, match.Slot})
+		}
+	}
+	for _, p := range picks {
+		s.goBackground(func(ctx context.Context) { s.jobs.claimFor(ctx, p.job, p.slot) })
+	}
+	return wire.MatchesResult{Accepted: len(picks)}, nil
+}
+
+// claimFor claims a matched slot for a reserved job and starts it there.
+func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad) {
+	s := r.s
+	defer r.unreserve(id)
+	job, owner, ok := s.jobAd(id)
+	if !ok {
+		return
+	}
+	addr := slotString(slot, attr.MyAddress)
+	req := wire.ClaimRequest{
+		ClaimID: slotString(slot, attr.ClaimID), Slot: slotString(slot, attr.Name), Job: job,
+		Schedd: s.Addr(), ScheddName: s.name, Lease: int(s.cfg.ClaimLease / time.Second),
+	}
+	var res wire.ClaimResult
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err := s.env.Connector().Client(addr).Call(cctx, "POST", wire.PathClaim, req, &res)
+	cancel()
+	if err != nil {
+		s.log.Info("claim refused", "job", id.String(), "slot", req.Slot, "err", err)
+		return
+	}
+	c := &claim{
+		id: res.ClaimID, startd: addr, slotName: req.Slot, slot: res.Slot, owner: owner,
+		lease: time.Duration(res.Lease) * time.Second, alive: s.now(), job: id,
+	}
+	if c.slot == nil {
+		c.slot = slot
+	}
+	if c.lease <= 0 {
+		c.lease = s.cfg.ClaimLease
+	}
+	r.mu.Lock()
+	r.claims[c.id] = c
+	r.mu.Unlock()
+	r.activate(ctx, c, id)
+}
+
+// activateReserved runs a job reserved by next on claim c.
+func (r *runs) activateReserved(ctx context.Context, c *claim, id queue.JobID) {
+	r.activateFrom(ctx, c, id, true)
+}
+
+// activate runs job id on claim c: Running is committed first, then the
+// startd is told. If the job is no longer idle, or the startd refuses,
+// the claim goes to the next job or is released.
+func (r *runs) activate(ctx context.Context, c *claim, id queue.JobID) {
+	r.activateFrom(ctx, c, id, false)
+}
+
+func (r *runs) activateFrom(ctx context.Context, c *claim, id queue.JobID, reused bool) {
+	s := r.s
+	for {
+		ok, err := r.markRunning(c, id)
+		if reused {
+			r.unreserve(id) // running now, or no longer idle
+		}
+		if err != nil {
+			s.log.Error("marking a job running", "job", id.String(), "err", err)
+			r.release(ctx, c)
+			return
+		}
+		if ok {
+			job, _, _ := s.jobAd(id)
+			if job != nil {
+				stripPrivate(job)
+				actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				err = s.env.Connector().Client(c.startd).Call(actx, "POST", wire.PathActivate, wire.Activate{ClaimID: c.id, Job: job}, nil)
+				cancel()
+				if err == nil {
+					return
+				}
+				s.log.Warn("activation failed", "job", id.String(), "slot", c.slotName, "err", err)
+				r.requeue(id, c, "the startd refused to run the job: "+err.Error())
+				r.release(ctx, c)
+				return
+			}
+		}
+		next, found := r.next(c)
+		if !found {
+			r.release(ctx, c)
+			return
+		}
+		id, reused = next, true
+	}
+}
+
+// markRunning commits a job as running on a claim, if it is still idle.
+func (r *runs) markRunning(c *claim, id queue.JobID) (bool, error) {
+	s := r.s
+	started := false
+	err := s.q.Update(func(tx *queue.Tx) error {
+		j := tx.Job(id)
+		if j == nil || tx.Status(j) != attr.Idle {
+			return nil
+		}
+		setStatus(tx, j, attr.Running, s.now())
+		tx.SetString(j, attr.RemoteHost, c.slotName)
+		tx.SetString(j, attrClaimID, c.id)
+		tx.SetString(j, attrStartdAddr, c.startd)
+		tx.SetInt(j, "LastMatchTime", s.now().Unix())
+		v := tx.View(j)
+		tx.SetInt(j, "NumJobMatches", intAttr(&v, "NumJobMatches", 0)+1)
+		started = true
+		return nil
+	})
+	if err != nil || !started {
+		return false, err
+	}
+	r.mu.Lock()
+	c.job, c.busy = id, true
+	r.byJob[id] = c
+	r.running++
+	r.mu.Unlock()
+	s.kickAds()
+	return true, nil
+}
+
+// next reserves the claim owner's next idle job that fits the claimed
+// slot: both Requirements hold (claim reuse).
+func (r *runs) next(c *claim) (queue.JobID, bool) {
+	s := r.s
+	var found queue.JobID
+	ok := false
+	cache := map[*classad.Ad]bool{}
+	var m match.Matcher
+	s.q.Read(func(rd *queue.Reader) {
+		for cl := range rd.Clusters {
+			if cl.Owner != c.owner {
+				continue
+			}
+			for j := range cl.Jobs {
+				if j.Status() != attr.Idle || !r.matchable(j.ID) {
+					continue
+				}
+				v := j.View()
+				fits, known := cache[v.Cluster]
+				plain := v.Own.Len() <= 1 // ProcId only: the cluster decides
+				if !known || !plain {
+					fits = m.Matches(v.Ad(), c.slot)
+					if plain {
+						cache[v.Cluster] = fits
+					}
+				}
+				if fits {
+					found, ok = j.ID, true
+					return
+				}
+			}
+		}
+	})
+	if !ok {
+		return queue.JobID{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reserved[found] || r.byJob[found] != nil {
+		return queue.JobID{}, false
+	}
+	r.reserved[found] = true // until markRunning decided
+	return found, true
+}
+
+// dropJob forgets which claim ran a job (it left the claim).
+func (r *runs) dropJob(id queue.JobID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.byJob[id]; c != nil && c.busy && c.job == id {
+		delete(r.byJob, id)
+		c.busy = false
+		r.running--
+	}
+}
+
+// finish detaches a claim from its job (the job left it).
+func (r *runs) finish(c *claim) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c.busy {
+		delete(r.byJob, c.job)
+		c.busy = false
+		r.running--
+	}
+}
+
+// release gives a claim back to its startd.
+func (r *runs) release(ctx context.Context, c *claim) {
+	r.drop(c)
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err := r.s.env.Connector().Client(c.startd).Call(rctx, "POST", wire.PathRelease, wire.ClaimRef{ClaimID: c.id}, nil)
+	if err != nil && !wire.IsCode(err, wire.CodeNotFound) {
+		r.s.log.Info("release of a claim failed", "slot", c.slotName, "err", err)
+	}
+}
+
+// drop forgets a claim.
+func (r *runs) drop(c *claim) {
+	r.finish(c)
+	r.mu.Lock()
+	c.gone = true
+	delete(r.claims, c.id)
+	r.mu.Unlock()
+}
+
+// requeue puts a job that was running back to idle (an evicted event).
+func (r *runs) requeue(id queue.JobID, c *claim, reason string) {
+	s := r.s
+	r.finish(c)
+	err := s.q.Update(func(tx *queue.Tx) error {
+		j := tx.Job(id)
+		if j == nil || tx.Status(j) != attr.Running {
+			return nil
+		}
+		ev := s.newEvents()
+		s.toIdle(tx, j, reason, ev)
+		ev.after(tx)
+		return nil
+	})
+	if err != nil {
+		s.log.Error("requeueing a job", "job", id.String(), "err", err)
+	}
+	s.kickAds()
+}
+
+// toIdle puts a running job back to idle with an evicted event.
+func (s *Server) toIdle(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatch) {
+	setStatus(tx, j, attr.Idle, s.now())
+	tx.Delete(j, attrClaimID)
+	tx.Delete(j, attrStartdAddr)
+	v := tx.View(j)
+	tx.Set(j, attr.LastRemoteHost, mustLookup(&v, attr.RemoteHost))
+	tx.Delete(j, attr.RemoteHost)
+	tx.SetInt(j, "LastVacateTime", s.now().Unix())
+	ev.add(&v, userlog.Event{Code: userlog.Evicted, Reason: reason})
+}
+
+// stop is called in a transaction that takes a job out of Running (hold,
+// remove): once it commits, the job's claim is vacated and released.
+func (r *runs) stop(tx *queue.Tx, j *queue.Job, why string) {
+	r.mu.Lock()
+	c := r.byJob[j.ID]
+	r.mu.Unlock()
+	if c == nil {
+		return
+	}
+	tx.Delete(j, attrClaimID)
+	tx.Delete(j, attrStartdAddr)
+	tx.AfterCommit(func() {
+		r.finish(c)
+		r.s.goBackground(func(ctx context.Context) { r.vacate(ctx, c, "the job was "+why) })
+	})
+}
+
+// vacate stops a claim's job at the startd, then releases the claim.
+func (r *runs) vacate(ctx context.Context, c *claim, reason string) {
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := r.s.env.Connector().Client(c.startd).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: c.id, Reason: reason, Fast: true}, nil)
+	cancel()
+	if err != nil && !wire.IsCode(err, wire.CodeNotFound) {
+		r.s.log.Info("vacate failed", "slot", c.slotName, "err", err)
+	}
+	r.release(ctx, c)
+}
+
+// keepAlive renews every claim each third of the lease; a claim whose
+// startd has not answered for longer than the lease is lost.
+func (r *runs) keepAlive(ctx context.Context) {
+	t := time.NewTicker(max(r.s.cfg.ClaimLease/3, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.mu.Lock()
+		claims := make([]*claim, 0, len(r.claims))
+		for _, c := range r.claims {
+			claims = append(claims, c)
+		}
+		r.mu.Unlock()
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 32)
+		for _, c := range claims {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				r.alive(ctx, c)
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// alive renews one claim.
+func (r *runs) alive(ctx context.Context, c *claim) {
+	s := r.s
+	actx, cancel := context.WithTimeout(ctx, max(s.cfg.ClaimLease/3, time.Second))
+	var res wire.AliveResult
+	err := s.env.Connector().Client(c.startd).Call(actx, "POST", wire.PathAlive, wire.ClaimRef{ClaimID: c.id}, &res)
+	cancel()
+	now := s.now()
+	if err == nil {
+		r.mu.Lock()
+		c.alive = now
+		r.mu.Unlock()
+		return
+	}
+	lost := wire.IsCode(err, wire.CodeNotFound) || now.Sub(c.alive) > c.lease
+	if !lost || ctx.Err() != nil {
+		return
+	}
+	s.log.Warn("claim lost", "slot", c.slotName, "err", err)
+	r.mu.Lock()
+	busy, job := c.busy, c.job
+	r.mu.Unlock()
+	r.drop(c)
+	if busy {
+		r.requeue(job, c, "The claim on "+c.slotName+" was lost: "+err.Error())
+	}
+}
+
+// recover puts the jobs that were running when the schedd stopped back to
+// idle, and vacates their claims; a job whose claim could not be vacated
+// waits for the claim's lease to end before it may run again.
+func (s *Server) recover() error {
+	type old struct {
+		id             queue.JobID
+		claim, startd  string
+	}
+	var olds []old
+	err := s.q.Update(func(tx *queue.Tx) error {
+		ev := s.newEvents()
+		for c := range tx.Reader().Clusters {
+			for j := range c.Jobs {
+				if j.Status() != attr.Running {
+					continue
+				}
+				v := j.View()
+				olds = append(olds, old{j.ID, stringAttr(&v, attrClaimID), stringAttr(&v, attrStartdAddr)})
+				s.toIdle(tx, j, "The schedd restarted while the job ran", ev)
+			}
+		}
+		ev.after(tx)
+		return nil
+	})
+	if err != nil || len(olds) == 0 {
+		return err
+	}
+	until := s.now().Add(s.cfg.ClaimLease)
+	s.jobs.mu.Lock()
+	for _, o := range olds {
+		s.jobs.blocked[o.id] = until
+	}
+	s.jobs.mu.Unlock()
+	s.log.Info("jobs that were running are idle again", "jobs", len(olds))
+	s.goBackground(func(ctx context.Context) {
+		for _, o := range olds {
+			if o.claim == "" || o.startd == "" {
+				continue
+			}
+			c := &claim{id: o.claim, startd: o.startd, slotName: o.startd}
+			vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := s.env.Connector().Client(o.startd).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: o.claim, Reason: "the schedd restarted", Fast: true}, nil)
+			cancel()
+			if err == nil || wire.IsCode(err, wire.CodeNotFound) {
+				s.jobs.mu.Lock()
+				delete(s.jobs.blocked, o.id)
+				s.jobs.mu.Unlock()
+				s.jobs.release(ctx, c)
+			}
+		}
+		s.kickAds()
+	})
+	return nil
+}
+
+// jobAd returns a job's whole ad and owner.
+func (s *Server) jobAd(id queue.JobID) (*classad.Ad, string, bool) {
+	var v queue.View
+	found := false
+	s.q.Read(func(r *queue.Reader) {
+		if j := r.Job(id); j != nil {
+			v, found = j.View(), true
+		}
+	})
+	if !found {
+		return nil, "", false
+	}
+	return v.Ad(), v.Owner, true
+}
+
+func slotString(ad *classad.Ad, name string) string {
+	v, _ := classad.EvalAttr(ad, name, nil)
+	s, _ := v.StringValue()
+	return s
+}
+
+// mustLookup returns a job attribute's expression, or undefined.
+func mustLookup(v *queue.View, name string) classad.Expr {
+	if e, ok := v.Lookup(name); ok {
+		return e
+	}
+	return ast.Undefined()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
