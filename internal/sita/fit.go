@@ -72,7 +72,7 @@ func FitMoments(sizes []float64) (Fit, error) {
 	target := st.mean / st.min
 	mean := func(a float64) float64 { return Pareto{K: 1, P: r, A: a}.Mean() }
 	if limit := (r - 1) / math.Log(r); target >= limit*(1-1e-12) {
-		return Fit{}, fmt.Errorf("the sizes' mean %g is at or above (p-k)/ln(p/k) = %g, the largest mean a bounded Pareto on [%g, %g] can have: they are not heavy-tailed, and no a > 0 fits",
+		return Fit{}, fmt.Errorf("the sizes' mean %.6g is at or above (p-k)/ln(p/k) = %.6g, the largest mean a bounded Pareto on [%g, %g] can have: they are not heavy-tailed, and no a > 0 fits",
 			st.mean, limit*st.min, st.min, st.max)
 	}
 	a, err := solveDecreasing(mean, target)
@@ -100,7 +100,7 @@ func FitMLE(sizes []float64) (Fit, error) {
 	}
 	l := math.Log(st.max / st.min)
 	if st.meanLog >= l/2*(1-1e-12) {
-		return Fit{}, fmt.Errorf("the sizes' mean log %g is at or above the midpoint of ln k and ln p (%g): they are not heavy-tailed, and no a > 0 fits",
+		return Fit{}, fmt.Errorf("the sizes' mean log %.6g is at or above the midpoint of ln k and ln p (%.6g): they are not heavy-tailed, and no a > 0 fits",
 			st.meanLog+math.Log(st.min), math.Log(st.min)+l/2)
 	}
 	a, err := solveDecreasing(func(a float64) float64 { return meanLog(a, l) }, st.meanLog)

@@ -50,7 +50,11 @@ func (d *Description) expand(env Env, slow bool) (*Cluster, []Warning, error) {
 			return nil, nil, err
 		}
 	}
-	return x.cluster(), x.warnings, nil
+	c := x.cluster()
+	if err := x.sitaFit(c); err != nil {
+		return nil, nil, err
+	}
+	return c, x.warnings, nil
 }
 
 // expander is the state of one Expand.
