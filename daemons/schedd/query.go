@@ -158,7 +158,7 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 }
 
 func (s *Server) handleTotals(ctx context.Context, r *wire.Request) (any, error) {
-	out := wire.QueueTotals{Schedd: s.name, Addr: s.Addr(), ByOwner: map[string]wire.StatusCounts{}}
+	out := wire.QueueTotals{Schedd: s.name, Addr: s.Addr(), Caller: r.Caller.Name, ByOwner: map[string]wire.StatusCounts{}}
 	s.q.Read(func(r *queue.Reader) {
 		per, all := r.Counts()
 		for o, c := range per {

@@ -44,6 +44,7 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err := s.checkCluster(cluster, owner, ad); err != nil {
 		return nil, err
 	}
+	ad.Set("TotalSubmitProcs", ast.Int(int64(len(procs))))
 	for i, p := range procs {
 		if err := checkProc(i, cluster, p); err != nil {
 			return nil, err
@@ -61,11 +62,11 @@ func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*cl
 		if reserved, ok := s.q.Reservation(cluster); ok && reserved != "" && reserved != owner {
 			return wire.Forbidden("submit: cluster %d was handed out to %s", cluster, reserved)
 		}
-		if err := tx.Submit(cluster, owner, ad, procs, raws); err != nil {
+		c, err := tx.Submit(cluster, owner, ad, procs, raws)
+		if err != nil {
 			return wire.Conflict("submit: %v", err)
 		}
 		ev := s.newEvents()
-		c := tx.Cluster(cluster)
 		host := "<" + s.Addr() + ">"
 		for j := range c.Jobs {
 			v := j.View()

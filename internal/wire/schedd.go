@@ -76,8 +76,11 @@ type StatusCounts struct {
 
 // QueueTotals counts a schedd's jobs, in all and by owner.
 type QueueTotals struct {
-	Schedd  string                  `json:"schedd"`
-	Addr    string                  `json:"addr"`
+	Schedd string `json:"schedd"`
+	Addr   string `json:"addr"`
+	// Caller is who the schedd takes the caller for (condor_q shows only
+	// the caller's jobs by default).
+	Caller  string                  `json:"caller"`
 	All     StatusCounts            `json:"all"`
 	ByOwner map[string]StatusCounts `json:"by_owner"`
 }

@@ -43,7 +43,7 @@ func submit(t testing.TB, q *Queue, owner string, n int) int64 {
 	for i := range procs {
 		procs[i] = mustAd(t, fmt.Sprintf(`[ ProcId = %d; Out = "out.%d" ]`, i, i))
 	}
-	if err := q.Update(func(tx *Tx) error { return tx.Submit(id, owner, ad, procs, nil) }); err != nil {
+	if err := q.Update(func(tx *Tx) error { _, err := tx.Submit(id, owner, ad, procs, nil); return err }); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -134,14 +134,15 @@ func TestRefusals(t *testing.T) {
 		fn    func(tx *Tx) error
 		error string
 	}{
-		{"reused id", func(tx *Tx) error { return tx.Submit(used, "alice", ad, one, nil) }, "was used already"},
-		{"unknown id", func(tx *Tx) error { return tx.Submit(99, "alice", ad, one, nil) }, "not handed out"},
-		{"no jobs", func(tx *Tx) error { return tx.Submit(fresh, "alice", ad, nil, nil) }, "at least one job"},
+		{"reused id", func(tx *Tx) error { _, err := tx.Submit(used, "alice", ad, one, nil); return err }, "was used already"},
+		{"unknown id", func(tx *Tx) error { _, err := tx.Submit(99, "alice", ad, one, nil); return err }, "not handed out"},
+		{"no jobs", func(tx *Tx) error { _, err := tx.Submit(fresh, "alice", ad, nil, nil); return err }, "at least one job"},
 		{"twice", func(tx *Tx) error {
-			if err := tx.Submit(fresh, "alice", ad, one, nil); err != nil {
+			if _, err := tx.Submit(fresh, "alice", ad, one, nil); err != nil {
 				return err
 			}
-			return tx.Submit(fresh, "alice", ad, one, nil)
+			_, err := tx.Submit(fresh, "alice", ad, one, nil)
+			return err
 		}, "submitted twice"},
 		{"failure after a change", func(tx *Tx) error {
 			tx.SetInt(tx.Job(JobID{used, 0}), attr.JobStatus, attr.Held)

@@ -139,19 +139,20 @@ func (tx *Tx) AfterCommit(f func()) { tx.after = append(tx.after, f) }
 // Submit adds a cluster whose id was handed out by NewCluster. ad holds
 // the shared attributes (Owner among them), procs each proc's own (ProcId
 // among them, 0 to n-1). raws, when not nil, are procs as JSON, stored as
-// they are. The caller has checked the ads.
-func (tx *Tx) Submit(id int64, owner string, ad *classad.Ad, procs []*classad.Ad, raws [][]byte) error {
+// they are. The caller has checked the ads. It returns the new cluster,
+// whose jobs the rest of the transaction may read.
+func (tx *Tx) Submit(id int64, owner string, ad *classad.Ad, procs []*classad.Ad, raws [][]byte) (*Cluster, error) {
 	q := tx.q
 	if _, ok := q.reservation(id); !ok {
-		return fmt.Errorf("cluster %d was not handed out by this schedd, or was used already", id)
+		return nil, fmt.Errorf("cluster %d was not handed out by this schedd, or was used already", id)
 	}
 	for _, c := range tx.added {
 		if c.ID == id {
-			return fmt.Errorf("cluster %d submitted twice", id)
+			return nil, fmt.Errorf("cluster %d submitted twice", id)
 		}
 	}
 	if len(procs) == 0 {
-		return errors.New("a cluster needs at least one job")
+		return nil, errors.New("a cluster needs at least one job")
 	}
 	c := &Cluster{ID: id, Owner: owner, ad: ad, procs: make([]*Job, len(procs)), live: len(procs)}
 	for i, own := range procs {
@@ -164,7 +165,7 @@ func (tx *Tx) Submit(id int64, owner string, ad *classad.Ad, procs []*classad.Ad
 		}
 		tx.raws[c] = raws
 	}
-	return nil
+	return c, nil
 }
 
 // install applies the staged changes to memory and returns their writes.

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+type historyOptions struct {
+	g          *globals
+	name, af   string
+	afSet      bool
+	constraint []string
+	limit      int
+	long, json bool
+}
+
+func init() { addCommand(newHistoryCmd) }
+
+func newHistoryCmd(g *globals) *cobra.Command {
+	o := &historyOptions{g: g}
+	c := &cobra.Command{
+		Use:   "history [options] [owner | cluster | cluster.proc ...]",
+		Short: "Show jobs that left the queue, newest first (condor_history)",
+		RunE: func(c *cobra.Command, args []string) error {
+			o.afSet = c.Flags().Changed("af")
+			return o.run(c.Context(), c.OutOrStdout(), args)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.name, "name", "", "the schedd (its name or host:port)")
+	f.IntVar(&o.limit, "limit", 0, "show at most this many jobs")
+	f.IntVar(&o.limit, "match", 0, "the same as -limit")
+	f.StringArrayVar(&o.constraint, "constraint", nil, "only jobs for which the expression is true")
+	f.BoolVarP(&o.long, "long", "l", false, "print whole job ads")
+	f.BoolVar(&o.json, "json", false, "print job ads as JSON")
+	f.StringVar(&o.af, "af", "", "print the values of the attributes or expressions given as arguments (-af:[lhVr,tng])")
+	f.Lookup("af").NoOptDefVal = " "
+	return c
+}
+
+func (o *historyOptions) run(ctx context.Context, w io.Writer, args []string) error {
+	var af *autoFormat
+	var err error
+	if o.afSet {
+		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args); err != nil {
+			return err
+		}
+		args = nil
+	}
+	ids, owners := splitArgs(args)
+	var parts []string
+	for _, c := range o.constraint {
+		parts = append(parts, "("+c+")")
+	}
+	q := wire.HistoryQuery{IDs: ids, Owners: owners, Constraint: strings.Join(parts, " && "), Limit: o.limit}
+	if af != nil && !af.raw {
+		q.Projection = af.references()
+	}
+	s, err := o.g.findSchedd(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	var ads []*classad.Ad
+	if err := streamAds(ctx, s.client, wire.PathHistory, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
+		return err
+	}
+	switch {
+	case af != nil:
+		return af.print(w, ads)
+	case o.long:
+		return printLong(w, ads)
+	case o.json:
+		return printJSON(w, ads)
+	}
+	return historyTable(ads, time.Now()).write(w)
+}
+
+// historyTable is condor_history's default view.
+func historyTable(ads []*classad.Ad, now time.Time) *table {
+	t := &table{
+		headers: []string{"ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST", "COMPLETED", "CMD"},
+		right:   []bool{true, false, false, true, false, false, false},
+	}
+	for _, ad := range ads {
+		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.QDate)), runTime(ad, now),
+			attr.StatusLetter(intOf(ad, attr.JobStatus)), shortDate(intOf(ad, attr.CompletionDate)), command(ad))
+	}
+	return t
+}

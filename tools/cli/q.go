@@ -1,0 +1,373 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+type qOptions struct {
+	g                          *globals
+	name                       string
+	long, json, nobatch        bool
+	hold, run, allusers, total bool
+	constraint                 []string
+	af                         string
+	afSet                      bool
+	limit                      int
+	now                        func() time.Time
+}
+
+func init() { addCommand(newQCmd) }
+
+func newQCmd(g *globals) *cobra.Command {
+	o := &qOptions{g: g, now: time.Now}
+	c := &cobra.Command{
+		Use:   "q [options] [owner | cluster | cluster.proc ...]",
+		Short: "Show the job queue (condor_q)",
+		Long: `Show jobs in the queue: by default your own, summarised by batch (a
+cluster, or the jobs sharing a batch_name), with the totals condor_q prints.
+
+Arguments select owners and jobs (cluster or cluster.proc); owners are or-ed
+with each other, and and-ed with job ids. -nobatch lists each job, -hold the
+held ones with their reasons, -run the running ones with their hosts; -long,
+-json and -af print ads for scripts, which should not parse the tables.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.afSet = c.Flags().Changed("af")
+			return o.runQ(c.Context(), c.OutOrStdout(), args)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.name, "name", "", "the schedd to ask (its name or host:port)")
+	f.BoolVarP(&o.long, "long", "l", false, "print whole job ads")
+	f.BoolVar(&o.json, "json", false, "print job ads as JSON")
+	f.BoolVar(&o.nobatch, "nobatch", false, "one line per job instead of one per batch")
+	f.BoolVar(&o.hold, "hold", false, "show held jobs and why they are held")
+	f.BoolVar(&o.run, "run", false, "show running jobs and where they run")
+	f.BoolVar(&o.allusers, "allusers", false, "show every owner's jobs, not only yours")
+	f.BoolVar(&o.total, "totals", false, "print only the totals")
+	f.StringArrayVar(&o.constraint, "constraint", nil, "only jobs for which the expression is true")
+	f.StringVar(&o.af, "af", "", "print the values of the attributes or expressions given as arguments (-af:[lhVr,tng])")
+	f.Lookup("af").NoOptDefVal = " "
+	f.IntVar(&o.limit, "limit", 0, "show at most this many jobs")
+	return c
+}
+
+// tableAttrs are what the tables need of each job.
+var tableAttrs = []string{
+	attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.JobStatus, "TotalSubmitProcs",
+	attr.RemoteWallClockTime, attr.JobCurrentStartDate, attr.JobPrio, attr.ImageSize, attr.MemoryUsage,
+	attr.Cmd, attr.Args, attr.Arguments, attr.HoldReason, attr.HoldReasonCode, attr.HoldReasonSubCode,
+	attr.EnteredCurrentStatus, attr.RemoteHost, attr.CompletionDate,
+}
+
+func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
+	var af *autoFormat
+	var err error
+	if o.afSet {
+		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args); err != nil {
+			return err
+		}
+		args = nil
+	}
+	s, err := o.g.findSchedd(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	var totals wire.QueueTotals
+	if err := s.client.Call(ctx, "GET", wire.PathTotals, nil, &totals); err != nil {
+		return err
+	}
+	q := o.query(args, totals.Caller)
+	switch {
+	case af != nil && !af.raw:
+		q.Projection = af.references()
+	case af == nil && !o.long && !o.json:
+		q.Projection = tableAttrs
+	}
+	if af != nil {
+		return o.printAF(ctx, w, s, q, af)
+	}
+	var ads []*classad.Ad
+	if err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
+		return err
+	}
+	switch {
+	case o.long:
+		return printLong(w, ads)
+	case o.json:
+		return printJSON(w, ads)
+	}
+	return o.printTables(w, s, ads, totals, q)
+}
+
+// printAF streams -af output: no ad is kept longer than its line.
+func (o *qOptions) printAF(ctx context.Context, w io.Writer, s *scheddConn, q wire.JobQuery, af *autoFormat) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if af.headings {
+		af.print(bw, nil)
+		af.headings = false
+	}
+	one := []*classad.Ad{nil}
+	err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error {
+		one[0] = ad
+		return af.print(bw, one)
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// query builds the selection: arguments, constraints, and only the
+// caller's jobs unless told otherwise.
+func (o *qOptions) query(args []string, caller string) wire.JobQuery {
+	ids, owners := splitArgs(args)
+	var q wire.JobQuery
+	q.IDs, q.Owners, q.Limit = ids, owners, o.limit
+	if len(ids) == 0 && len(owners) == 0 && !o.allusers && caller != "" {
+		q.Owners = []string{caller}
+	}
+	var parts []string
+	for _, c := range o.constraint {
+		parts = append(parts, "("+c+")")
+	}
+	if o.hold {
+		parts = append(parts, "(JobStatus == 5)")
+	}
+	if o.run {
+		parts = append(parts, "(JobStatus == 2)")
+	}
+	q.Constraint = strings.Join(parts, " && ")
+	return q
+}
+
+func (o *qOptions) printTables(w io.Writer, s *scheddConn, ads []*classad.Ad, totals wire.QueueTotals, q wire.JobQuery) error {
+	now := o.now()
+	if !o.total {
+		fmt.Fprintf(w, "\n\n-- Schedd: %s : <%s> @ %s\n", s.name, s.addr, now.Format("01/02/06 15:04:05"))
+		var t *table
+		switch {
+		case o.hold:
+			t = holdTable(ads, now)
+		case o.run:
+			t = runTable(ads, now)
+		case o.nobatch:
+			t = jobTable(ads, now)
+		default:
+			t = batchTable(ads)
+		}
+		if err := t.write(w); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Total for query: %s\n", countLine(countAds(ads)))
+	if len(q.Owners) == 1 && !o.allusers {
+		fmt.Fprintf(w, "Total for %s: %s\n", q.Owners[0], countLine(totals.ByOwner[q.Owners[0]]))
+	}
+	fmt.Fprintf(w, "Total for all users: %s\n", countLine(totals.All))
+	return nil
+}
+
+func countAds(ads []*classad.Ad) wire.StatusCounts {
+	var c wire.StatusCounts
+	for _, ad := range ads {
+		c.Jobs++
+		switch intOf(ad, attr.JobStatus) {
+		case attr.Completed:
+			c.Completed++
+		case attr.Removed:
+			c.Removed++
+		case attr.Idle:
+			c.Idle++
+		case attr.Running:
+			c.Running++
+		case attr.Held:
+			c.Held++
+		case attr.Suspended:
+			c.Suspended++
+		}
+	}
+	return c
+}
+
+// countLine is condor_q's totals sentence.
+func countLine(c wire.StatusCounts) string {
+	return fmt.Sprintf("%d jobs; %d completed, %d removed, %d idle, %d running, %d held, %d suspended",
+		c.Jobs, c.Completed, c.Removed, c.Idle, c.Running, c.Held, c.Suspended)
+}
+
+// batch is one line of the default view.
+type qBatch struct {
+	owner, name     string
+	submitted       int64
+	done, total     int64
+	run, idle, held int
+	ids             []string
+	clusters        map[int64]bool
+	first           int
+}
+
+// batchTable summarises jobs by batch: a cluster, or the jobs of an owner
+// that share a batch name.
+func batchTable(ads []*classad.Ad) *table {
+	byKey := map[string]*qBatch{}
+	var order []*qBatch
+	for i, ad := range ads {
+		owner, name := str(ad, attr.Owner), str(ad, attr.JobBatchName)
+		cluster := intOf(ad, attr.ClusterID)
+		key := owner + "\x00" + name
+		if name == "" {
+			name = "ID: " + strconv.FormatInt(cluster, 10)
+			key = owner + "\x00#" + name
+		}
+		b := byKey[key]
+		if b == nil {
+			b = &qBatch{owner: owner, name: name, submitted: intOf(ad, attr.QDate), clusters: map[int64]bool{}, first: i}
+			byKey[key] = b
+			order = append(order, b)
+		}
+		if !b.clusters[cluster] {
+			b.clusters[cluster] = true
+			b.total += intOf(ad, "TotalSubmitProcs")
+		}
+		b.submitted = min(b.submitted, intOf(ad, attr.QDate))
+		switch intOf(ad, attr.JobStatus) {
+		case attr.Running:
+			b.run++
+		case attr.Idle:
+			b.idle++
+		case attr.Held:
+			b.held++
+		}
+		b.ids = append(b.ids, jobID(ad))
+	}
+	anyHeld := false
+	for _, b := range order {
+		b.done = max(b.total-int64(len(b.ids)), 0)
+		anyHeld = anyHeld || b.held > 0
+	}
+	headers := []string{"OWNER", "BATCH_NAME", "SUBMITTED", "DONE", "RUN", "IDLE"}
+	if anyHeld || len(order) == 0 {
+		headers = append(headers, "HOLD")
+	}
+	headers = append(headers, "TOTAL", "JOB_IDS")
+	t := &table{headers: headers, right: make([]bool, len(headers))}
+	for i := 3; i < len(headers)-1; i++ {
+		t.right[i] = true
+	}
+	for _, b := range order {
+		row := []string{b.owner, b.name, shortDate(b.submitted), dash(b.done), dash(int64(b.run)), dash(int64(b.idle))}
+		if anyHeld {
+			row = append(row, dash(int64(b.held)))
+		}
+		row = append(row, strconv.FormatInt(max(b.total, int64(len(b.ids))), 10), idRange(b.ids))
+		t.add(row...)
+	}
+	return t
+}
+
+// dash prints a count, "_" for none, as condor_q does.
+func dash(n int64) string {
+	if n == 0 {
+		return "_"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// idRange prints the first and last job ids of a batch.
+func idRange(ids []string) string {
+	if len(ids) == 1 {
+		return ids[0]
+	}
+	first, last := ids[0], ids[len(ids)-1]
+	fc, _, _ := strings.Cut(first, ".")
+	lc, lp, _ := strings.Cut(last, ".")
+	if fc == lc {
+		return first + "-" + lp
+	}
+	return first + " ... " + last
+}
+
+func shortDate(unix int64) string {
+	if unix == 0 {
+		return ""
+	}
+	return time.Unix(unix, 0).Format("1/2 15:04")
+}
+
+// runTime is a job's wall time: past runs and the current one.
+func runTime(ad *classad.Ad, now time.Time) string {
+	secs := intOf(ad, attr.RemoteWallClockTime)
+	if intOf(ad, attr.JobStatus) == attr.Running {
+		if start := intOf(ad, attr.JobCurrentStartDate); start > 0 {
+			secs += now.Unix() - start
+		}
+	}
+	return formatDuration(secs)
+}
+
+// command is a job's executable and arguments, as condor_q's CMD.
+func command(ad *classad.Ad) string {
+	cmd := path.Base(str(ad, attr.Cmd))
+	args := str(ad, attr.Arguments)
+	if args == "" {
+		args = str(ad, attr.Args)
+	}
+	if args != "" {
+		cmd += " " + args
+	}
+	return cmd
+}
+
+// jobTable is -nobatch: one line per job.
+func jobTable(ads []*classad.Ad, now time.Time) *table {
+	t := &table{
+		headers: []string{"ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST", "PRI", "SIZE", "CMD"},
+		right:   []bool{true, false, false, true, false, true, true, false},
+	}
+	for _, ad := range ads {
+		size := float64(intOf(ad, attr.MemoryUsage))
+		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.QDate)), runTime(ad, now),
+			attr.StatusLetter(intOf(ad, attr.JobStatus)), strconv.FormatInt(intOf(ad, attr.JobPrio), 10),
+			strconv.FormatFloat(size, 'f', 1, 64), command(ad))
+	}
+	return t
+}
+
+// holdTable is -hold: held jobs and why.
+func holdTable(ads []*classad.Ad, now time.Time) *table {
+	t := &table{
+		headers: []string{"ID", "OWNER", "HELD_SINCE", "CODE/SUB", "HOLD_REASON"},
+		right:   []bool{true, false, false, false, false},
+	}
+	for _, ad := range ads {
+		code := fmt.Sprintf("%d/%d", intOf(ad, attr.HoldReasonCode), intOf(ad, attr.HoldReasonSubCode))
+		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.EnteredCurrentStatus)), code, str(ad, attr.HoldReason))
+	}
+	return t
+}
+
+// runTable is -run: running jobs and where.
+func runTable(ads []*classad.Ad, now time.Time) *table {
+	t := &table{
+		headers: []string{"ID", "OWNER", "SUBMITTED", "RUN_TIME", "HOST(S)"},
+		right:   []bool{true, false, false, true, false},
+	}
+	for _, ad := range ads {
+		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.QDate)), runTime(ad, now), str(ad, attr.RemoteHost))
+	}
+	return t
+}
