@@ -1,0 +1,80 @@
+package startd
+
+import (
+	"context"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// advertise sends the slot ads to the collector when something changed
+// (gathering the changes of UpdateDelay into one update) and every
+// UpdateInterval.
+func (s *Server) advertise(ctx context.Context) {
+	t := time.NewTicker(s.cfg.UpdateInterval)
+	defer t.Stop()
+	for {
+		s.sendAds(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.wake:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(s.cfg.UpdateDelay):
+			}
+		}
+	}
+}
+
+// sendAds sends every slot's ad, and withdraws the dynamic slots that
+// are gone.
+func (s *Server) sendAds(ctx context.Context) {
+	s.mu.Lock()
+	s.seq++
+	var ads []*classad.Ad
+	for _, st := range s.all() {
+		ads = append(ads, s.slotAd(st))
+	}
+	gone := s.gone
+	s.gone = nil
+	s.mu.Unlock()
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	collector := s.env.Collector()
+	if len(gone) > 0 {
+		err := collector.Call(cctx, "POST", wire.PathInvalidate, wire.Invalidate{Type: attr.TypeSlot, Names: gone}, nil)
+		if err != nil {
+			s.log.Info("withdrawing ads of dynamic slots", "err", err)
+			s.mu.Lock()
+			s.gone = append(s.gone, gone...)
+			s.mu.Unlock()
+		}
+	}
+	var res wire.UpdateAdsResult
+	if err := collector.CallRaw(cctx, "POST", wire.PathAds, classad.AppendJSONArray(nil, ads), &res); err != nil {
+		s.log.Info("advertising to the collector", "err", err)
+		return
+	}
+	s.log.Debug("advertised", "ads", len(ads), "stored", res.Stored)
+}
+
+// withdraw removes every ad of the startd from the collector.
+func (s *Server) withdraw() {
+	s.mu.Lock()
+	names := s.gone
+	for _, st := range s.all() {
+		names = append(names, st.name)
+	}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.env.Collector().Call(ctx, "POST", wire.PathInvalidate, wire.Invalidate{Type: attr.TypeSlot, Names: names}, nil)
+	if err != nil {
+		s.log.Info("withdrawing the slot ads", "err", err)
+	}
+}

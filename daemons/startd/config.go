@@ -1,0 +1,119 @@
+package startd
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/kite-sched/kite/daemons/startd/resources"
+	"github.com/kite-sched/kite/daemons/startd/slots"
+	"github.com/kite-sched/kite/internal/config"
+	"github.com/kite-sched/kite/internal/sita"
+)
+
+// Config is the startd's runtime configuration.
+type Config struct {
+	Listen     string // host:port to serve
+	Name       string // the machine's name in slot names; "" is the host's
+	ExecuteDir string // where job sandboxes go
+	// Cpus, Memory (MiB) and Disk (KiB) replace what is detected when
+	// not 0.
+	Cpus, Memory, Disk int64
+	Layout             []slots.Type // how the machine is divided
+	SlotUser           string       // jobs' account when the startd is root; "" runs them as the startd
+
+	UpdateInterval, UpdateDelay time.Duration
+	PolicyInterval              time.Duration
+	ClaimLease                  time.Duration // default and longest lease
+	KillGrace                   time.Duration
+	SampleInterval              time.Duration
+	HoldIfMemoryExceeded        bool
+	Cgroups                     bool   // put jobs in cgroup v2 groups where possible
+	CgroupParent                string // "" is the startd's own group
+	ConsoleDevices              []string
+
+	// Policy holds the policy expressions by ad attribute (Start, Rank,
+	// IsOwner, Suspend, Continue, Preempt, Kill, MaxJobRetirementTime).
+	Policy []config.NamedExpr
+	// Attributes are the host's own attributes ([startd.attributes]).
+	Attributes map[string]any
+	// Sita is the SITA-E interval the slots serve.
+	Sita sita.HostConfig
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Sensors reads the load and the idle times; nil reads the machine's.
+	Sensors Sensors
+	// Machine replaces detection when set (tests).
+	Machine *resources.Machine
+}
+
+// Sensors read what changes on the machine while the startd runs.
+type Sensors interface {
+	LoadAvg() float64
+	// Idle returns the keyboard and console idle times at now, in seconds.
+	Idle(now time.Time) (keyboard, console int64)
+}
+
+// ConfigFrom takes the startd's section of a host configuration.
+func ConfigFrom(c *config.Config) Config {
+	s := c.Startd
+	return Config{
+		Listen: s.Listen, Name: s.Name, ExecuteDir: c.Path(s.ExecuteDir),
+		Cpus: int64(s.Cpus), Memory: s.Memory, Disk: s.Disk,
+		Layout: layoutFrom(&s), SlotUser: s.SlotUser,
+		UpdateInterval: s.UpdateInterval.Duration, UpdateDelay: s.UpdateDelay.Duration,
+		PolicyInterval: s.PolicyInterval.Duration, ClaimLease: s.ClaimLease.Duration,
+		KillGrace: s.KillGrace.Duration, SampleInterval: s.SampleInterval.Duration,
+		HoldIfMemoryExceeded: s.HoldIfMemoryExceeded, Cgroups: s.Cgroup == "auto", CgroupParent: s.CgroupParent,
+		ConsoleDevices: s.ConsoleDevices, Policy: s.PolicyExprs(), Attributes: s.Attributes,
+		Sita: sita.HostConfig(s.Sita),
+	}
+}
+
+// layoutFrom turns slots/partitionable or the slot types into a layout.
+func layoutFrom(s *config.Startd) []slots.Type {
+	if len(s.SlotTypes) == 0 {
+		return slots.Equal(s.Slots, s.Partitionable, s.SlotUser)
+	}
+	var out []slots.Type
+	for _, name := range sortedNames(s.SlotTypes) {
+		t := s.SlotTypes[name]
+		user := t.User
+		if user == "" {
+			user = s.SlotUser
+		}
+		out = append(out, slots.Type{Name: name, Count: t.Count, Cpus: share(t.Cpus), Memory: share(t.Memory),
+			Disk: share(t.Disk), Partitionable: t.Partitionable, User: user})
+	}
+	return out
+}
+
+func share(s config.Share) slots.Share {
+	if !s.IsSet() {
+		return nil
+	}
+	return s.Of
+}
+
+// check reports what is wrong with a configuration, all at once.
+func (c *Config) check() error {
+	switch {
+	case c.Listen == "" || c.ExecuteDir == "":
+		return fmt.Errorf("startd: the listen address and the execute directory are required")
+	case c.UpdateInterval <= 0 || c.PolicyInterval <= 0 || c.ClaimLease <= 0 || c.SampleInterval <= 0:
+		return fmt.Errorf("startd: update, policy and sample intervals and the claim lease must be positive")
+	case len(c.Layout) == 0:
+		return fmt.Errorf("startd: no slots")
+	}
+	return nil
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

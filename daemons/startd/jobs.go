@@ -1,0 +1,128 @@
+package startd
+
+import (
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/startd/slots"
+	"github.com/kite-sched/kite/daemons/startd/starter"
+)
+
+// runJob starts a job on a claimed slot (the lock is held).
+func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
+	c := st.claim
+	c.job, c.jobID, c.activated, c.retireUntil = job, jobID, s.now(), time.Time{}
+	c.expires = s.now().Add(c.lease)
+	sc := s.schedd(c)
+	run := starter.Start(starter.Config{
+		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: st.user, Cgroups: s.cgroups,
+		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
+		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval,
+		Transfer: sc, Report: sc.report, MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
+	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
+	c.run = run
+	s.apply(st, slots.Activate)
+	s.log.Info("job activated", "slot", st.name, "job", jobID)
+	s.jobs.Go(func() {
+		<-run.Done()
+		s.jobEnded(st, c)
+	})
+}
+
+// jobEnded moves a slot on once its job is gone: back to Claimed/Idle,
+// or, when the claim is ending, to free.
+func (s *Server) jobEnded(st *slotState, c *claim) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.claim != c {
+		return
+	}
+	c.run = nil
+	c.retireUntil = time.Time{}
+	c.expires = s.now().Add(c.lease)
+	switch st.Status().State {
+	case slots.Claimed:
+		s.apply(st, slots.JobExit)
+	case slots.Preempting:
+		s.free(st)
+		return
+	}
+	if c.ending != "" || st.Status().State == slots.Preempting {
+		s.endClaim(st, c.ending, false)
+	}
+}
+
+// endClaim ends a claim (the lock is held): an idle claim is freed at
+// once, a running job is vacated first and the slot is freed when it is
+// gone.
+func (s *Server) endClaim(st *slotState, reason string, fast bool) {
+	c := st.claim
+	if c == nil {
+		return
+	}
+	if c.ending == "" {
+		c.ending = reason
+		if reason == "" {
+			c.ending = "the claim ended"
+		}
+		s.log.Info("claim ends", "slot", st.name, "reason", reason)
+	}
+	event := slots.Vacate
+	if fast {
+		event = slots.Kill
+	}
+	if slots.Allows(st.Status(), event) {
+		s.apply(st, event)
+	}
+	if c.run != nil {
+		c.run.Vacate(c.ending, fast)
+		return
+	}
+	if st.Status().State == slots.Preempting {
+		s.free(st)
+	}
+}
+
+// free ends a slot's claim for good (the lock is held): a dynamic slot
+// disappears and gives its resources back; another slot gets a new claim
+// id and goes Unclaimed, Owner or Drained.
+func (s *Server) free(st *slotState) {
+	st.claim = nil
+	if st.Kind == slots.Dynamic {
+		p := st.Parent
+		st.Release()
+		for _, ps := range s.slots {
+			if ps.Slot == p {
+				ps.dynamic = remove(ps.dynamic, st)
+			}
+		}
+		s.gone = append(s.gone, st.name)
+		s.changed()
+		s.checkDrained()
+		return
+	}
+	st.claimID = newClaimID()
+	s.apply(st, s.freedEvent(st))
+	s.checkDrained()
+}
+
+// freedEvent says where a slot goes when its claim is over.
+func (s *Server) freedEvent(st *slotState) slots.Event {
+	switch {
+	case s.draining:
+		return slots.FreedToDrained
+	case s.isOwner(st):
+		return slots.FreedToOwner
+	}
+	return slots.Freed
+}
+
+func remove(list []*slotState, st *slotState) []*slotState {
+	out := list[:0]
+	for _, x := range list {
+		if x != st {
+			out = append(out, x)
+		}
+	}
+	return out
+}

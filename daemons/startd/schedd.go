@@ -1,0 +1,148 @@
+package startd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// scheddClient is a running job's line to its schedd: job events and
+// file transfer (starter.Transfer), proving the claim with its id.
+type scheddClient struct {
+	s     *Server
+	addr  string
+	claim string
+	job   string // "cluster.proc"
+	hc    *http.Client
+}
+
+// schedd returns the client for a claim's current job.
+func (s *Server) schedd(c *claim) *scheddClient {
+	return &scheddClient{s: s, addr: c.schedd, claim: c.id, job: c.jobID, hc: s.fileClient()}
+}
+
+// fileClient is an HTTP client on the daemon's network for file bodies,
+// which the JSON client does not carry.
+func (s *Server) fileClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext: s.env.Network.DialContext, TLSClientConfig: s.env.ClientTLS,
+		MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+	}}
+}
+
+// fileURL is the URL of a transfer endpoint for one file of the job.
+func (c *scheddClient) fileURL(path, name string) string {
+	scheme := "http"
+	if c.s.env.ClientTLS != nil {
+		scheme = "https"
+	}
+	q := url.Values{"job": {c.job}, "file": {name}}
+	return scheme + "://" + c.addr + path + "?" + q.Encode()
+}
+
+// do sends a file request with the daemon's token and the claim id.
+func (c *scheddClient) do(ctx context.Context, method, path, name string, body io.Reader, size int64, sum string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.fileURL(path, name), body)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := c.s.env.Token()
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set(wire.HeaderClaim, c.claim)
+	if sum != "" {
+		req.Header.Set(wire.HeaderSHA256, sum)
+		req.Header.Set("Content-Type", "application/octet-stream")
+		req.ContentLength = size
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", wire.ErrUnreachable, c.addr, err)
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		return nil, answerError(resp)
+	}
+	return resp, nil
+}
+
+// answerError reads the schedd's error answer.
+func answerError(resp *http.Response) error {
+	var body struct {
+		Error *wire.Error `json:"error"`
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if json.Unmarshal(data, &body) == nil && body.Error != nil {
+		body.Error.Status = resp.StatusCode
+		return body.Error
+	}
+	return fmt.Errorf("the schedd answered %s", resp.Status)
+}
+
+// Fetch gets an input file.
+func (c *scheddClient) Fetch(ctx context.Context, name string, w io.Writer) (string, error) {
+	resp, err := c.do(ctx, http.MethodGet, wire.PathJobInput, name, nil, 0, "")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.ContentLength >= 0 && n != resp.ContentLength {
+		return "", fmt.Errorf("got %d of %d bytes", n, resp.ContentLength)
+	}
+	return resp.Header.Get(wire.HeaderSHA256), nil
+}
+
+// Send sends an output file.
+func (c *scheddClient) Send(ctx context.Context, name string, r io.Reader, size int64, sum string) error {
+	resp, err := c.do(ctx, http.MethodPut, wire.PathJobOutput, name, r, size, sum)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}
+
+// reportAttempts and reportBackoff bound how hard a job event is pushed
+// to a schedd that does not answer.
+const (
+	reportAttempts = 6
+	reportBackoff  = 250 * time.Millisecond
+)
+
+// report sends a job event, retrying while the schedd cannot be reached;
+// a schedd that refuses it (it no longer knows the claim) is not asked
+// again.
+func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate) error {
+	cl := c.s.env.Connector().Client(c.addr)
+	wait := reportBackoff
+	var err error
+	for range reportAttempts {
+		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, nil)
+		cancel()
+		var we *wire.Error
+		if err == nil || errors.As(err, &we) && we.Status < 500 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+	return fmt.Errorf("job %s, event %s: %w (after %d attempts)", u.Job, u.Event, err, reportAttempts)
+}
