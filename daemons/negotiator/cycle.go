@@ -87,7 +87,11 @@ func newMarket(snap *Snapshot, pol *Policy) *market {
 			}
 			ps.Requests = append(ps.Requests, len(m.reqs))
 			m.reqs = append(m.reqs, policy.Request{Submitter: len(m.subs), ID: r.ID, Count: r.Count, Ad: r.Ad})
-			m.rq = append(m.rq, reqState{remaining: r.Count, schedd: sub.Schedd, limits: jobLimits(r.Ad), prio: sub.Priority,
+			schedd := r.Schedd
+			if schedd == "" {
+				schedd = sub.Schedd
+			}
+			m.rq = append(m.rq, reqState{remaining: r.Count, schedd: schedd, limits: jobLimits(r.Ad), prio: sub.Priority,
 				view: m.views.viewOf(r.Ad)})
 			m.stats.Jobs += r.Count
 		}

@@ -227,6 +227,9 @@ func (m *market) Assign(j, i int) (float64, policy.Reason) {
 		SlotName:  s.name,
 		Preempt:   preemptNames[c.key.preempt],
 		Rank:      c.key.rank,
+		Cpus:      c.cpus,
+		Memory:    c.memory,
+		Disk:      c.disk,
 	})
 	if s.pslot {
 		return m.carve(s, c), policy.OK

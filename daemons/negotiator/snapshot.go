@@ -43,6 +43,9 @@ type Request struct {
 	ID    string
 	Count int
 	Ad    *classad.Ad
+	// Schedd holds the jobs, when not the submitter's Schedd (a user
+	// submitting at several schedds is one submitter).
+	Schedd string
 }
 
 // Policy is the pool's matchmaking policy (HTCondor's negotiator knobs).
@@ -81,6 +84,9 @@ type Match struct {
 	// (the slot prefers this job) or "priority".
 	Preempt string
 	Rank    float64 // the job's Rank of the slot
+	// Cpus, Memory and Disk are what the job takes of a partitionable
+	// slot (zero for other slots).
+	Cpus, Memory, Disk float64
 }
 
 // Result is what a cycle decided, with what it cost.

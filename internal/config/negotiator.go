@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/policy"
 )
 
 // Negotiator configures the matchmaker and the accountant.
@@ -52,17 +53,6 @@ type Negotiator struct {
 	DefaultPrioFactor float64  `toml:"default_prio_factor"`
 }
 
-// Strategies the negotiator knows; internal/policy registers more as they
-// are built, through RegisterStrategy.
-var strategies = []string{"condor"}
-
-// RegisterStrategy makes a strategy name valid in negotiator.strategy.
-func RegisterStrategy(name string) {
-	if !slices.Contains(strategies, name) {
-		strategies = append(strategies, name)
-	}
-}
-
 // NegotiatorExprs lists the negotiator's expression settings by key.
 func (n *Negotiator) NegotiatorExprs() []struct{ Key, Src string } {
 	return []struct{ Key, Src string }{
@@ -86,7 +76,7 @@ func validateNegotiator(c *Config) []error {
 	check(n.UpdateInterval.Duration > 0, "negotiator.update_interval", "must be a positive duration")
 	check(n.Timeout.Duration > 0, "negotiator.timeout", "must be a positive duration")
 	check(n.MaxRequests >= 0, "negotiator.max_requests", "must not be negative")
-	check(slices.Contains(strategies, n.Strategy), "negotiator.strategy", "unknown strategy %q (known: %v)", n.Strategy, strategies)
+	check(slices.Contains(policy.Names(), n.Strategy), "negotiator.strategy", "unknown strategy %q (known: %v)", n.Strategy, policy.Names())
 	check(n.HalfLife.Duration > 0, "negotiator.half_life", "must be a positive duration")
 	check(n.DefaultPrioFactor > 0, "negotiator.default_prio_factor", "must be positive")
 	check(n.DefaultLimit >= 0, "negotiator.default_limit", "must not be negative")

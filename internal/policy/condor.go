@@ -61,12 +61,18 @@ func serve(m Market, sub Submitter, limit float64) (made int, more bool) {
 	for k, j := range sub.Requests {
 		for m.Remaining(j) > 0 {
 			if used >= limit {
+				// Out of share; but when nothing is free either, the jobs
+				// wait for slots, not for priority.
+				why := Quota
+				if m.FreeWeight() <= 0 {
+					why = Busy
+				}
 				for _, rest := range sub.Requests[k:] {
 					if m.Remaining(rest) > 0 {
-						m.Reject(rest, Quota)
+						m.Reject(rest, why)
 					}
 				}
-				return made, true
+				return made, why == Quota
 			}
 			i, why := m.Best(j)
 			if i < 0 {

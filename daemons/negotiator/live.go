@@ -1,0 +1,269 @@
+package negotiator
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/policy"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// A live cycle: fetch slot and submitter ads from the collector, bring the
+// accountant up to date, ask each submitter's schedds for resource
+// requests, run the pure cycle, and send each schedd its matches.
+
+// Cycle runs one negotiation cycle against the pool now.
+func (s *Server) Cycle(ctx context.Context) error {
+	start := s.now()
+	rep := wire.CycleReport{Start: start, Seed: s.newSeed()}
+	t := time.Now()
+	slots, subs, err := s.fetchAds(ctx)
+	if err != nil {
+		return err
+	}
+	inUse, limits := usage(slots)
+	poolWeight := 0.0
+	for _, ad := range slots {
+		poolWeight += slotWeight(ad)
+	}
+	s.pending.apply(&slots, limits, inUse, start)
+	if err := s.acct.Update(start, inUse); err != nil {
+		return fmt.Errorf("accountant: %w", err)
+	}
+	rep.Fetch = time.Since(t).Seconds()
+
+	t = time.Now()
+	snap := &Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}
+	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, significant(slots, &s.cfg.Policy), inUse)
+	rep.Requests = time.Since(t).Seconds()
+
+	pol := s.cfg.Policy
+	pol.Seed = rep.Seed
+	pol.Strategy, err = policy.New(s.cfg.Strategy)
+	if err != nil {
+		return err
+	}
+	res := Cycle(snap, &pol)
+	rep.Match = (res.Stats.ClassifyTime + res.Stats.MatchTime).Seconds()
+
+	t = time.Now()
+	s.deliver(ctx, snap, res.Matches)
+	rep.Deliver = time.Since(t).Seconds()
+	rep.Duration = time.Since(start).Seconds()
+	st := res.Stats
+	rep.Strategy, rep.Slots, rep.Classes, rep.Submitters = st.Strategy, st.Slots, st.Classes, st.Submitters
+	rep.Autoclusters, rep.IdleJobs, rep.Matches, rep.Evaluations = st.Requests, st.Jobs, len(res.Matches), st.Evaluations
+	rep.Rejections = st.Rejections
+	s.mu.Lock()
+	rep.Number = s.report.Number + 1
+	s.report = rep
+	s.mu.Unlock()
+	s.log.Debug("cycle", "n", rep.Number, "slots", rep.Slots, "submitters", rep.Submitters, "idle", rep.IdleJobs,
+		"matches", rep.Matches, "seconds", rep.Duration)
+	return nil
+}
+
+// fetchAds reads the slots and the submitters with idle jobs. The
+// negotiator's DAEMON token lets it see each slot's ClaimId.
+func (s *Server) fetchAds(ctx context.Context) (slots, subs []*classad.Ad, err error) {
+	c := s.env.Collector()
+	read := func(q wire.Query) ([]*classad.Ad, error) {
+		var out []*classad.Ad
+		err := c.Stream(ctx, "POST", wire.PathQuery, q, func(item json.RawMessage) error {
+			ad, err := classad.ParseJSON(item)
+			if err != nil {
+				return fmt.Errorf("collector sent a bad ad: %w", err)
+			}
+			out = append(out, ad)
+			return nil
+		})
+		return out, err
+	}
+	if slots, err = read(wire.Query{Type: attr.TypeSlot}); err != nil {
+		return nil, nil, fmt.Errorf("fetching slots: %w", err)
+	}
+	if subs, err = read(wire.Query{Type: attr.TypeSubmitter, Constraint: attr.IdleJobs + " > 0"}); err != nil {
+		return nil, nil, fmt.Errorf("fetching submitters: %w", err)
+	}
+	return slots, subs, nil
+}
+
+// usage sums the slot weight each user's running jobs hold, and the
+// concurrency limits they hold, from the claimed slots.
+func usage(slots []*classad.Ad) (inUse, limits map[string]float64) {
+	inUse, limits = map[string]float64{}, map[string]float64{}
+	for _, ad := range slots {
+		if !strings.EqualFold(stringAttr(ad, attr.State), "Claimed") {
+			continue
+		}
+		if user := stringAttr(ad, attr.RemoteUser); user != "" {
+			inUse[user] += slotWeight(ad)
+		}
+		for _, l := range jobLimits(ad) {
+			limits[l.name] += l.amount
+		}
+	}
+	return inUse, limits
+}
+
+// significant lists the job attributes the pool's slots and the policy
+// read: the schedds group idle jobs into autoclusters by them.
+func significant(slots []*classad.Ad, pol *Policy) []string {
+	set := map[string]string{}
+	for _, a := range []string{attr.RequestCpus, attr.RequestMemory, attr.RequestDisk, attr.ConcurrencyLimit} {
+		set[ast.Lower(a)] = a
+	}
+	r := newRefs(nil)
+	for _, ad := range slots {
+		r.reset(ad)
+		r.follow(attr.Requirements, attr.Rank, attr.Start)
+		for k, n := range r.other {
+			set[k] = n
+		}
+	}
+	for _, p := range []*classad.Program{pol.PreJobRank, pol.PostJobRank, pol.PreemptionRank, pol.PreemptionRequirements} {
+		if p == nil {
+			continue
+		}
+		ast.Inspect(p.Expr(), func(e ast.Expr) bool {
+			switch n := e.(type) {
+			case *ast.AttrRef:
+				if !isScope(n.Name) {
+					set[ast.Lower(n.Name)] = n.Name
+				}
+			case *ast.Select:
+				set[ast.Lower(n.Name)] = n.Name
+			}
+			return true
+		})
+	}
+	out := make([]string, 0, len(set))
+	for _, n := range set {
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(ast.Lower(a), ast.Lower(b)) })
+	return out
+}
+
+func isScope(name string) bool {
+	switch ast.Lower(name) {
+	case "my", "target", "other", "self", "parent":
+		return true
+	}
+	return false
+}
+
+// requests asks each submitter's schedds for its resource requests, in
+// parallel, and merges a user's requests from several schedds into one
+// submitter. Schedds that do not answer are skipped this cycle and named.
+func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string, inUse map[string]float64) ([]Submitter, []string) {
+	type answer struct {
+		user, schedd string
+		reqs         []wire.ResourceRequest
+		err          error
+	}
+	answers := make([]answer, len(subs))
+	var wg sync.WaitGroup
+	for i, ad := range subs {
+		answers[i] = answer{user: stringAttr(ad, attr.Name), schedd: stringAttr(ad, attr.MyAddress)}
+		if answers[i].user == "" || answers[i].schedd == "" {
+			answers[i].err = fmt.Errorf("submitter ad without %s or %s", attr.Name, attr.MyAddress)
+			continue
+		}
+		wg.Go(func() {
+			a := &answers[i]
+			cctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+			defer cancel()
+			var out wire.ResourceRequests
+			q := wire.RequestsQuery{Submitter: a.user, Significant: sig, Limit: s.cfg.MaxRequests}
+			a.err = s.env.Connector().Client(a.schedd).Call(cctx, "POST", wire.PathResourceRequests, q, &out)
+			a.reqs = out.Requests
+		})
+	}
+	wg.Wait()
+	byUser := map[string]*Submitter{}
+	var order []string
+	var unreachable []string
+	for _, a := range answers {
+		if a.err != nil {
+			s.log.Warn("no resource requests", "submitter", a.user, "schedd", a.schedd, "err", a.err)
+			unreachable = append(unreachable, a.schedd)
+			continue
+		}
+		sub := byUser[a.user]
+		if sub == nil {
+			sub = &Submitter{Name: a.user, Schedd: a.schedd, Priority: s.acct.Effective(a.user), InUse: inUse[a.user]}
+			byUser[a.user] = sub
+			order = append(order, a.user)
+		}
+		for _, r := range a.reqs {
+			if r.Ad != nil && r.Count > 0 {
+				sub.Requests = append(sub.Requests, Request{ID: r.ID, Count: r.Count, Ad: r.Ad, Schedd: a.schedd})
+			}
+		}
+	}
+	out := make([]Submitter, 0, len(order))
+	for _, u := range order {
+		out = append(out, *byUser[u])
+	}
+	return out, unreachable
+}
+
+// deliver sends each schedd its matches, one call per submitter, in
+// parallel, and remembers the matched slots until their ads change.
+func (s *Server) deliver(ctx context.Context, snap *Snapshot, matches []Match) {
+	type key struct{ schedd, user string }
+	groups := map[key][]Match{}
+	var keys []key
+	for _, m := range matches {
+		k := key{m.Schedd, m.Submitter}
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], m)
+	}
+	limitsOf := requestLimits(snap)
+	now := s.now()
+	var wg sync.WaitGroup
+	for _, k := range keys {
+		ms := groups[k]
+		for _, m := range ms {
+			s.pending.add(m, limitsOf[m.Schedd+"\x00"+m.Request], now)
+		}
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+			defer cancel()
+			msg := wire.Matches{Submitter: k.user, Matches: make([]wire.Match, len(ms))}
+			for i, m := range ms {
+				msg.Matches[i] = wire.Match{Request: m.Request, Slot: m.Slot}
+			}
+			var res wire.MatchesResult
+			if err := s.env.Connector().Client(k.schedd).Call(cctx, "POST", wire.PathMatches, msg, &res); err != nil {
+				s.log.Warn("matches not delivered", "schedd", k.schedd, "submitter", k.user, "matches", len(ms), "err", err)
+				s.pending.forget(ms)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// requestLimits maps schedd and request id to the request's limits.
+func requestLimits(snap *Snapshot) map[string][]limitUse {
+	out := map[string][]limitUse{}
+	for _, sub := range snap.Submitters {
+		for _, r := range sub.Requests {
+			schedd := cmp.Or(r.Schedd, sub.Schedd)
+			out[schedd+"\x00"+r.ID] = jobLimits(r.Ad)
+		}
+	}
+	return out
+}

@@ -1,0 +1,283 @@
+package negotiator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/config"
+	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/policy"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// Config is the negotiator's runtime configuration.
+type Config struct {
+	Listen         string
+	Interval       time.Duration // longest time between cycles
+	CycleDelay     time.Duration // shortest time between cycles
+	UpdateInterval time.Duration // negotiator ad between cycles
+	Timeout        time.Duration // per call to a schedd
+	MaxRequests    int
+	Strategy       string
+	Seed           uint64 // 0: a new seed each cycle
+	Policy         Policy // ranks, preemption, limits (Seed and Strategy set per cycle)
+	Accountant     string // the accountant's file
+	HalfLife       time.Duration
+	DefaultFactor  float64
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// ConfigFrom takes the negotiator's section of a host configuration.
+func ConfigFrom(c *config.Config) (Config, error) {
+	n := c.Negotiator
+	cfg := Config{
+		Listen: n.Listen, Interval: n.Interval.Duration, CycleDelay: n.CycleDelay.Duration,
+		UpdateInterval: n.UpdateInterval.Duration, Timeout: n.Timeout.Duration, MaxRequests: n.MaxRequests,
+		Strategy: n.Strategy, Seed: n.Seed,
+		Accountant: filepath.Join(c.Path(c.Pool.StateDir), "negotiator", "accountant.db"),
+		HalfLife:   n.HalfLife.Duration, DefaultFactor: n.DefaultPrioFactor,
+	}
+	p := &cfg.Policy
+	p.ConsiderPreemption = n.ConsiderPreemption
+	p.DefaultLimit = n.DefaultLimit
+	p.ConcurrencyLimits = map[string]float64{}
+	for name, v := range n.Limits {
+		p.ConcurrencyLimits[ast.Lower(name)] = v
+	}
+	for _, e := range []struct {
+		dst **classad.Program
+		src string
+	}{{&p.PreJobRank, n.PreJobRank}, {&p.PostJobRank, n.PostJobRank}, {&p.PreemptionRank, n.PreemptionRank},
+		{&p.PreemptionRequirements, n.PreemptionRequirements}} {
+		if e.src == "" {
+			continue
+		}
+		prog, err := classad.Compile(e.src)
+		if err != nil {
+			return Config{}, err
+		}
+		*e.dst = prog
+	}
+	return cfg, nil
+}
+
+// Server is the negotiator daemon: it runs cycles on a timer and on
+// request, keeps the accountant, and serves priorities and cycle reports.
+type Server struct {
+	env     *daemon.Env
+	cfg     Config
+	log     *slog.Logger
+	acct    *Accountant
+	now     func() time.Time
+	start   time.Time
+	ready   chan struct{}
+	trigger chan struct{}
+	pending pendingMatches
+
+	mu     sync.Mutex
+	addr   string
+	report wire.CycleReport
+	seq    int64
+}
+
+// New opens the accountant and returns a negotiator; Run starts it.
+func New(env *daemon.Env, cfg Config) (*Server, error) {
+	if cfg.Interval <= 0 || cfg.Timeout <= 0 || cfg.UpdateInterval <= 0 {
+		return nil, errors.New("negotiator: interval, timeout and update interval must be positive")
+	}
+	if _, err := policy.New(cfg.Strategy); err != nil {
+		return nil, fmt.Errorf("negotiator: %w", err)
+	}
+	acct, err := OpenAccountant(cfg.Accountant, cfg.HalfLife, cfg.DefaultFactor)
+	if err != nil {
+		return nil, fmt.Errorf("negotiator: %w", err)
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Server{
+		env: env, cfg: cfg, log: env.Log.With("component", "negotiator"), acct: acct,
+		now: now, start: now(), ready: make(chan struct{}), trigger: make(chan struct{}, 1),
+		pending: pendingMatches{ttl: 2 * cfg.Timeout, bySlot: map[string]*pendingMatch{}},
+	}, nil
+}
+
+// Ready is closed once the negotiator serves requests.
+func (s *Server) Ready() <-chan struct{} { return s.ready }
+
+// Addr returns the address the negotiator serves (valid once Ready).
+func (s *Server) Addr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addr
+}
+
+// Accountant returns the negotiator's accountant.
+func (s *Server) Accountant() *Accountant { return s.acct }
+
+// LastCycle returns the report of the last cycle.
+func (s *Server) LastCycle() wire.CycleReport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.report
+}
+
+// Reschedule asks for a cycle soon (no later than CycleDelay after the
+// last one).
+func (s *Server) Reschedule() {
+	select {
+	case s.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// Run serves and negotiates until ctx is done.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.acct.Close()
+	l, err := s.env.Listen(s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("negotiator: %w", err)
+	}
+	addr := wire.HostPort(l)
+	s.mu.Lock()
+	s.addr = addr
+	s.mu.Unlock()
+	node, err := s.env.JoinPool(ctx, "negotiator", daemon.MemberName("negotiator", addr), addr)
+	if err != nil {
+		l.Close()
+		return fmt.Errorf("negotiator: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { s.loop(ctx) })
+	s.log.Info("serving", "addr", addr)
+	close(s.ready)
+	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)
+	cancel()
+	wg.Wait()
+	s.invalidateAd()
+	if node != nil {
+		node.Leave(time.Second)
+	}
+	return err
+}
+
+// loop runs a cycle every Interval, and soon after a reschedule request,
+// never two closer than CycleDelay; it advertises the negotiator ad in
+// between.
+func (s *Server) loop(ctx context.Context) {
+	s.advertise(ctx)
+	next := time.NewTimer(s.cfg.CycleDelay)
+	defer next.Stop()
+	update := time.NewTicker(s.cfg.UpdateInterval)
+	defer update.Stop()
+	var last time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-update.C:
+			s.advertise(ctx)
+			continue
+		case <-s.trigger:
+			// Run as soon as the minimum delay since the last cycle allows.
+			next.Reset(max(0, s.cfg.CycleDelay-time.Since(last)))
+			continue
+		case <-next.C:
+		}
+		last = time.Now()
+		if err := s.Cycle(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("negotiation cycle failed", "err", err)
+		}
+		s.advertise(ctx)
+		next.Reset(s.cfg.Interval)
+	}
+}
+
+// Routes lists the negotiator's endpoints.
+func (s *Server) Routes() []wire.Route { return s.mux().Routes() }
+
+// mux builds the negotiator's endpoints.
+func (s *Server) mux() *wire.Mux {
+	m := s.env.Mux()
+	m.Handle("POST "+wire.PathReschedule, auth.Write, s.handleReschedule)
+	m.Handle("GET "+wire.PathPriorities, auth.Read, s.handlePriorities)
+	m.Handle("POST "+wire.PathSetFactor, auth.Administrator, s.handleSetFactor)
+	m.Handle("POST "+wire.PathResetUsage, auth.Administrator, s.handleResetUsage)
+	m.Handle("GET "+wire.PathCycle, auth.Read, s.handleCycle)
+	return m
+}
+
+func (s *Server) handleReschedule(ctx context.Context, r *wire.Request) (any, error) {
+	s.Reschedule()
+	return nil, nil
+}
+
+func (s *Server) handlePriorities(ctx context.Context, r *wire.Request) (any, error) {
+	users := s.acct.Users()
+	out := wire.Priorities{Users: make([]wire.Priority, len(users))}
+	for i, u := range users {
+		out.Users[i] = wirePriority(u)
+	}
+	return out, nil
+}
+
+func wirePriority(u Usage) wire.Priority {
+	return wire.Priority{
+		User: u.Name, Effective: u.Effective(), Real: u.Priority, Factor: u.Factor, InUse: u.InUse,
+		Usage: u.Accumulated / 3600, BeginUsage: u.BeginUsage, LastUsage: u.LastUsage,
+	}
+}
+
+func (s *Server) handleSetFactor(ctx context.Context, r *wire.Request) (any, error) {
+	var in wire.SetFactor
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	if in.User == "" {
+		return nil, wire.BadRequest("a user is required")
+	}
+	u, err := s.acct.SetFactor(in.User, in.Factor)
+	if err != nil {
+		return nil, wire.BadRequest("%v", err)
+	}
+	s.log.Info("priority factor set", "user", in.User, "factor", in.Factor, "by", r.Caller.Name)
+	return wirePriority(u), nil
+}
+
+func (s *Server) handleResetUsage(ctx context.Context, r *wire.Request) (any, error) {
+	var in wire.ResetUsage
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	u, err := s.acct.ResetUsage(in.User, s.now())
+	if err != nil {
+		return nil, wire.NotFound("%v", err)
+	}
+	s.log.Info("usage reset", "user", in.User, "by", r.Caller.Name)
+	return wirePriority(u), nil
+}
+
+func (s *Server) handleCycle(ctx context.Context, r *wire.Request) (any, error) {
+	return s.LastCycle(), nil
+}
+
+// newSeed picks the seed of a cycle.
+func (s *Server) newSeed() uint64 {
+	if s.cfg.Seed != 0 {
+		return s.cfg.Seed
+	}
+	return rand.Uint64()
+}
