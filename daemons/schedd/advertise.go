@@ -23,8 +23,9 @@ import (
 func (s *Server) advertise(ctx context.Context) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
-	var seq int64
+	var seq int64 = 1
 	sent := map[string]bool{} // submitter ads at the collector
+	s.sendAds(ctx, seq, sent)
 	for {
 		poke := false
 		select {

@@ -33,8 +33,8 @@ type autocluster struct {
 
 // idleJob is an idle job as requests order them.
 type idleJob struct {
-	view queue.View
-	prio int64
+	view  queue.View
+	prio  int64
 	qdate int64
 }
 

@@ -488,8 +488,8 @@ func (r *runs) alive(ctx context.Context, c *claim) {
 // waits for the claim's lease to end before it may run again.
 func (s *Server) recover() error {
 	type old struct {
-		id             queue.JobID
-		claim, startd  string
+		id            queue.JobID
+		claim, startd string
 	}
 	var olds []old
 	err := s.q.Update(func(tx *queue.Tx) error {

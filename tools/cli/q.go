@@ -76,10 +76,11 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 	var af *autoFormat
 	var err error
 	if o.afSet {
-		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args); err != nil {
+		ids := leadingIDs(args)
+		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args[len(ids):]); err != nil {
 			return err
 		}
-		args = nil
+		args = ids
 	}
 	s, err := o.g.findSchedd(ctx, o.name)
 	if err != nil {
@@ -110,6 +111,16 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 		return printJSON(w, ads)
 	}
 	return o.printTables(w, s, ads, totals, q)
+}
+
+// leadingIDs returns the job ids before -af's expressions: kite q 12 -af
+// Args reads 12 as a cluster, since a number is no use as an expression.
+func leadingIDs(args []string) []string {
+	n := 0
+	for n < len(args)-1 && isJobID(args[n]) {
+		n++
+	}
+	return args[:n]
 }
 
 // printAF streams -af output: no ad is kept longer than its line.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -47,8 +48,7 @@ func (g *globals) findSchedd(ctx context.Context, name string) (*scheddConn, err
 	if err != nil {
 		return nil, err
 	}
-	q := wire.Query{Type: attr.TypeScheduler, Projection: []string{attr.Name, attr.MyAddress}}
-	ads, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), q)
+	ads, err := scheddAds(ctx, conn.Client(cfg.Pool.Collector))
 	if err != nil && name == "" {
 		return nil, fmt.Errorf("finding the schedd: %w", err)
 	}
@@ -94,6 +94,28 @@ func (g *globals) findSchedd(ctx context.Context, name string) (*scheddConn, err
 	}
 	return nil, usageError{fmt.Errorf("the pool has several schedds (%s): choose one with -name", strings.Join(names, ", "))}
 }
+
+// scheddAds returns the pool's Scheduler ads. A pool just started may
+// not show its schedd yet: an empty answer is asked again for a few
+// seconds.
+func scheddAds(ctx context.Context, c *wire.Client) ([]*classad.Ad, error) {
+	q := wire.Query{Type: attr.TypeScheduler, Projection: []string{attr.Name, attr.MyAddress}}
+	deadline := time.Now().Add(scheddWait)
+	for {
+		ads, err := queryAds(ctx, c, q)
+		if err != nil || len(ads) > 0 || time.Now().After(deadline) {
+			return ads, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// scheddWait is how long the tools wait for a schedd to be advertised.
+var scheddWait = 5 * time.Second
 
 // streamAds runs a streamed query and decodes the ads.
 func streamAds(ctx context.Context, c *wire.Client, path string, q any, each func(*classad.Ad) error) error {
