@@ -153,7 +153,7 @@ func jobClauses(job *classad.Ad, slots []*classad.Ad) ([]Clause, []*classad.Prog
 	var out []Clause
 	var progs []*classad.Program
 	for _, c := range match.Explain(job, target, "Requirements") {
-		cl := Clause{Expr: c.String()}
+		cl := Clause{Expr: ast.String(unparen(c.Expr))}
 		if !ast.EqualFold(c.Attr, "Requirements") {
 			cl.Attr = c.Attr
 		}
@@ -208,7 +208,10 @@ func suggest(job *classad.Ad, slots []*classad.Ad, r *Report) []string {
 // slots.
 func clauseAdvice(job *classad.Ad, slots []*classad.Ad, e ast.Expr, c Clause) []string {
 	b, ok := unparen(e).(*ast.Binary)
-	if !ok {
+	if !ok || !b.Op.IsComparison() {
+		if c.Pass == 0 && c.Undefined > 0 {
+			return []string{fmt.Sprintf("%s is undefined on %d slots: they lack an attribute it reads", c.Expr, c.Undefined)}
+		}
 		return nil
 	}
 	slotSide, jobSide, op := b.X, b.Y, b.Op

@@ -54,8 +54,8 @@ func TestAnalyzeNamesTheFailingClause(t *testing.T) {
 		t.Fatalf("report %+v", r)
 	}
 	want := []Clause{
-		{Expr: `(TARGET.Arch == "X86_64")`, Pass: 10, Alone: 5},
-		{Expr: `(TARGET.Memory >= RequestMemory)`, Pass: 5, Alone: 10},
+		{Expr: `TARGET.Arch == "X86_64"`, Pass: 10, Alone: 5},
+		{Expr: `TARGET.Memory >= RequestMemory`, Pass: 5, Alone: 10},
 	}
 	if len(r.Clauses) != 2 || r.Clauses[0] != want[0] || r.Clauses[1] != want[1] {
 		t.Errorf("clauses %+v\nwant %+v", r.Clauses, want)
@@ -99,9 +99,11 @@ func TestAnalyzeSlotsSideAndStates(t *testing.T) {
 }
 
 func TestAnalyzeUndefinedAttribute(t *testing.T) {
-	j := parse(t, `[Owner="alice"; Requirements = TARGET.HasGPU == true]`)
+	j := parse(t, `[Owner="alice"; Requirements = TARGET.HasGPU == true && (TARGET.HasDocker || TARGET.Arch == "ppc")]`)
 	r := Job(j, pool(t))
-	if r.Clauses[0].Undefined != 15 || !strings.Contains(strings.Join(r.Suggestions, "\n"), "no slot in the pool has HasGPU") {
-		t.Errorf("report %+v", r)
+	all := strings.Join(r.Suggestions, "\n")
+	if r.Clauses[0].Undefined != 15 || !strings.Contains(all, "no slot in the pool has HasGPU") ||
+		!strings.Contains(all, `TARGET.HasDocker || TARGET.Arch == "ppc" is undefined on 15 slots`) {
+		t.Errorf("report %+v\n%s", r, all)
 	}
 }
