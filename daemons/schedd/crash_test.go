@@ -102,11 +102,11 @@ func startChild(t *testing.T, dir string) *child {
 // ledger records what the schedd acknowledged, and what was in flight
 // when it died.
 type ledger struct {
-	mu        sync.Mutex
-	clusters  map[int64]int // acknowledged submits: procs
-	pending   map[int64]int // submits sent, not acknowledged
-	edits     map[string]int64 // "cluster.proc Attr" → last acknowledged value
-	inflight  map[string]int64 // edits sent, not acknowledged
+	mu       sync.Mutex
+	clusters map[int64]int    // acknowledged submits: procs
+	pending  map[int64]int    // submits sent, not acknowledged
+	edits    map[string]int64 // "cluster.proc Attr" → last acknowledged value
+	inflight map[string]int64 // edits sent, not acknowledged
 }
 
 // TestSurvivesSIGKILL kills a schedd in the middle of a burst of submits
