@@ -67,6 +67,7 @@ func (s *Server) Cycle(ctx context.Context) error {
 	rep.Number = s.report.Number + 1
 	s.report = rep
 	s.mu.Unlock()
+	s.metrics.record(&rep)
 	s.log.Debug("cycle", "n", rep.Number, "slots", rep.Slots, "submitters", rep.Submitters, "idle", rep.IdleJobs,
 		"matches", rep.Matches, "seconds", rep.Duration)
 	return nil

@@ -10,11 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/policy"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -83,6 +86,8 @@ type Server struct {
 	ready   chan struct{}
 	trigger chan struct{}
 	pending pendingMatches
+	reg     *prometheus.Registry
+	metrics *cycleMetrics
 
 	mu     sync.Mutex
 	addr   string
@@ -106,10 +111,12 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if now == nil {
 		now = time.Now
 	}
+	reg := metrics.NewRegistry()
 	return &Server{
 		env: env, cfg: cfg, log: env.Log.With("component", "negotiator"), acct: acct,
 		now: now, start: now(), ready: make(chan struct{}), trigger: make(chan struct{}, 1),
 		pending: pendingMatches{ttl: 2 * cfg.Timeout, bySlot: map[string]*pendingMatch{}},
+		reg:     reg, metrics: newCycleMetrics(reg),
 	}, nil
 }
 
@@ -122,6 +129,9 @@ func (s *Server) Addr() string {
 	defer s.mu.Unlock()
 	return s.addr
 }
+
+// Metrics returns the negotiator's Prometheus registry.
+func (s *Server) Metrics() *prometheus.Registry { return s.reg }
 
 // Accountant returns the negotiator's accountant.
 func (s *Server) Accountant() *Accountant { return s.acct }
@@ -217,6 +227,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathSetFactor, auth.Administrator, s.handleSetFactor)
 	m.Handle("POST "+wire.PathResetUsage, auth.Administrator, s.handleResetUsage)
 	m.Handle("GET "+wire.PathCycle, auth.Read, s.handleCycle)
+	metrics.Serve(m, s.reg)
 	return m
 }
 

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/auth"
@@ -155,7 +158,7 @@ func TestCycleSendsMatchesWithClaimIDs(t *testing.T) {
 	if got != 4 {
 		t.Errorf("%d matches after the second cycle, want 4: pending slots were matched twice", got)
 	}
-	rep := n.LastCycle()
+	rep := waitCycle(t, n, 2)
 	if rep.Number != 2 || rep.Matches != 1 || rep.Rejections["busy"] != 4 {
 		t.Errorf("report %+v: want cycle 2, 1 match, 4 jobs waiting for busy slots", rep)
 	}
@@ -169,13 +172,23 @@ func TestUnreachableScheddDoesNotStopTheCycle(t *testing.T) {
 	n := start.Negotiator(t, p, fastConfig)
 	n.Reschedule()
 	f.wait(t)
-	deadline := time.Now().Add(2 * time.Second)
-	for n.LastCycle().Number == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if rep := n.LastCycle(); len(rep.Unreachable) != 1 || rep.Unreachable[0] != "gone:1" || rep.Matches != 1 {
+	if rep := waitCycle(t, n, 1); len(rep.Unreachable) != 1 || rep.Unreachable[0] != "gone:1" || rep.Matches != 1 {
 		t.Errorf("report %+v: want gone:1 unreachable and bob matched", rep)
 	}
+}
+
+// waitCycle waits until the negotiator has reported cycle number.
+func waitCycle(t *testing.T, n *negotiator.Server, number int64) wire.CycleReport {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if rep := n.LastCycle(); rep.Number >= number {
+			return rep
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatalf("no report of cycle %d", number)
+	return wire.CycleReport{}
 }
 
 func TestPrioritiesEndpoints(t *testing.T) {
@@ -246,4 +259,31 @@ func TestNegotiatorAdAndDocs(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	pooltest.CheckDocumented(t, n.Routes())
+
+	// The same figures as Prometheus metrics, with conventional names.
+	if got := testutil.ToFloat64(counter(t, n, "kite_negotiator_matches_total")); got != 1 {
+		t.Errorf("kite_negotiator_matches_total = %v, want 1", got)
+	}
+	problems, err := testutil.GatherAndLint(n.Metrics())
+	if err != nil || len(problems) > 0 {
+		t.Errorf("metric lint: %v %v", problems, err)
+	}
+}
+
+// counter finds a metric family's single value.
+func counter(t *testing.T, n *negotiator.Server, name string) prometheus.Collector {
+	t.Helper()
+	families, err := n.Metrics().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			c := prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: "copy"})
+			c.Add(f.GetMetric()[0].GetCounter().GetValue())
+			return c
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return nil
 }
