@@ -11,12 +11,15 @@ import (
 
 // advertise sends the slot ads to the collector when something changed
 // (gathering the changes of UpdateDelay into one update) and every
-// UpdateInterval.
+// UpdateInterval, until ctx is done.
 func (s *Server) advertise(ctx context.Context) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
 	for {
-		s.sendAds(ctx)
+		s.sendAds(context.WithoutCancel(ctx)) // a send in flight ends on its own
+		if ctx.Err() != nil {
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return

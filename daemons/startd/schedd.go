@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -25,14 +26,14 @@ type scheddClient struct {
 
 // schedd returns the client for a claim's current job.
 func (s *Server) schedd(c *claim) *scheddClient {
-	return &scheddClient{s: s, addr: c.schedd, claim: c.id, job: c.jobID, hc: s.fileClient()}
+	return &scheddClient{s: s, addr: c.schedd, claim: c.id, job: c.jobID, hc: s.files}
 }
 
-// fileClient is an HTTP client on the daemon's network for file bodies,
-// which the JSON client does not carry.
-func (s *Server) fileClient() *http.Client {
+// newFileClient is an HTTP client on the daemon's network for file
+// bodies, which the JSON client does not carry.
+func newFileClient(env *daemon.Env) *http.Client {
 	return &http.Client{Transport: &http.Transport{
-		DialContext: s.env.Network.DialContext, TLSClientConfig: s.env.ClientTLS,
+		DialContext: env.Network.DialContext, TLSClientConfig: env.ClientTLS,
 		MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
 	}}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -49,6 +50,7 @@ type Server struct {
 	ready   chan struct{}
 	wake    chan struct{} // the advertiser's: something changed
 	jobs    sync.WaitGroup
+	files   *http.Client // file transfer with schedds
 
 	mu            sync.Mutex
 	addr, member  string
@@ -73,7 +75,8 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{env: env, cfg: cfg, log: env.Log.With("component", "startd"), now: cfg.Now,
-		sensors: cfg.Sensors, host: cfg.Name, ready: make(chan struct{}), wake: make(chan struct{}, 1)}
+		sensors: cfg.Sensors, host: cfg.Name, ready: make(chan struct{}), wake: make(chan struct{}, 1),
+		files: newFileClient(env)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -281,6 +284,7 @@ func (s *Server) Run(ctx context.Context) error {
 	stopLoops()
 	wg.Wait()
 	s.withdraw()
+	s.files.CloseIdleConnections()
 	if node != nil {
 		node.Leave(time.Second)
 	}

@@ -293,4 +293,3 @@ func TestKillSignal(t *testing.T) {
 		}
 	}
 }
-

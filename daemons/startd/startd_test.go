@@ -1,0 +1,197 @@
+package startd
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/startd/slots"
+	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/config"
+	"github.com/kite-sched/kite/internal/pooltest"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+const jobScript = `#!/bin/sh
+echo "hello $1 from $(id -u)"
+cat input.txt > result.txt
+echo "warning" >&2
+exit 7
+`
+
+// A job runs on a dynamic slot carved from the partitionable slot: its
+// output files and exit code come back to the schedd, the dynamic slot
+// disappears when the claim is released, and the partitionable slot gets
+// its resources back.
+func TestJobRunsEndToEnd(t *testing.T) {
+	h := newHarness(t, nil)
+	ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+	p := ads["slot1@host1"]
+	if str(p, "SlotType") != "Partitionable" || num(p, "Cpus") != 4 || num(p, "Memory") != 4096 || len(str(p, "ClaimId")) != 64 {
+		t.Fatalf("slot ad: %s", p)
+	}
+	job := jobAd(t, "Cmd = \"/home/alice/job.sh\"\nArguments = \"world\"\nTransferInput = \"input.txt\"\nTransferOutput = \"result.txt\"\nOut = \"job.out\"\nErr = \"job.err\"")
+	h.schedd.inputs["/home/alice/job.sh"] = jobScript
+	h.schedd.inputs["input.txt"] = "some input\n"
+	res, err := h.schedd.claim(p, job, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if str(res.Slot, "Name") != "slot1_1@host1" || res.ClaimID == str(p, "ClaimId") || len(res.ClaimID) != 64 || res.Lease != 60 {
+		t.Fatalf("claim: %s %d %s", res.ClaimID, res.Lease, res.Slot)
+	}
+	h.waitAds("the dynamic slot", func(a map[string]*classad.Ad) bool {
+		return status(a, "slot1_1@host1") == "Claimed/Idle" && num(a["slot1@host1"], "Memory") == 4096-256
+	})
+	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	if u := h.schedd.next(); u.Event != wire.EventStarted || u.Job != "12.0" {
+		t.Fatalf("%+v", u)
+	}
+	u := h.schedd.next()
+	if u.Event != wire.EventExited || u.ExitCode != 7 || u.ClaimID != res.ClaimID {
+		t.Fatalf("%+v", u)
+	}
+	uid := "0"
+	if h.sd.slots[0].user != nil {
+		uid = "65534" // the startd is root: the job ran as nobody
+	}
+	for name, want := range map[string]string{"result.txt": "some input\n", "job.out": "hello world from " + uid + "\n", "job.err": "warning\n"} {
+		if got := h.schedd.outputs[name]; got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	h.waitAds("the slot idle again", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
+	if err := h.schedd.call(wire.PathRelease, wire.ClaimRef{ClaimID: res.ClaimID}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitAds("the dynamic slot gone", func(a map[string]*classad.Ad) bool {
+		_, there := a["slot1_1@host1"]
+		return !there && num(a["slot1@host1"], "Memory") == 4096
+	})
+	if err := h.schedd.call(wire.PathAlive, wire.ClaimRef{ClaimID: res.ClaimID}); !wire.IsCode(err, wire.CodeNotFound) {
+		t.Errorf("alive after release: %v", err)
+	}
+}
+
+// Claims are refused, with the reason, when the id is not the slot's,
+// the policy does not accept the job, the slot cannot take it, or the
+// caller is not a daemon.
+func TestClaimRefusals(t *testing.T) {
+	h := newHarness(t, func(c *Config) {
+		c.Layout = slots.Equal(2, false, "")
+		c.Policy = append(c.Policy, policy("Start", `TARGET.Owner != "mallory"`)...)
+	})
+	ads := h.waitAds("two static slots", func(a map[string]*classad.Ad) bool { return len(a) == 2 })
+	s1, s2 := ads["slot1@host1"], ads["slot2@host1"]
+	if str(s1, "SlotType") != "Static" || num(s1, "Cpus") != 2 || str(s1, "ClaimId") == str(s2, "ClaimId") {
+		t.Fatalf("slots: %s\n%s", s1, s2)
+	}
+	good := jobAd(t, `Cmd = "/bin/true"`)
+	stale := s1.Clone()
+	stale.Set("ClaimId", s2.Expr(s2.Index("ClaimId")))
+	unknown := s1.Clone()
+	unknown.Set("Name", s2.Expr(s2.Index("MyType")))
+	tests := []struct {
+		name string
+		slot *classad.Ad
+		job  *classad.Ad
+		code string
+		msg  string
+	}{
+		{"stale claim id", stale, good, wire.CodeConflict, "the claim id for slot1@host1 is stale or wrong"},
+		{"unknown slot", unknown, good, wire.CodeNotFound, `no slot "Machine" here`},
+		{"START refuses", s1, jobAd(t, "Cmd = \"/bin/true\"\nOwner = \"mallory\""), wire.CodeConflict,
+			`slot1@host1 does not accept the job: TARGET.Owner != "mallory" is false`},
+		{"too big", s1, jobAd(t, "Cmd = \"/bin/true\"\nRequestCpus = 3"), wire.CodeConflict,
+			"slot1@host1 does not accept the job: (TARGET.RequestCpus ?: 1) <= MY.Cpus is false"},
+	}
+	for _, tt := range tests {
+		_, err := h.schedd.claim(tt.slot, tt.job, 60)
+		if !wire.IsCode(err, tt.code) || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: got %v, want %s %q", tt.name, err, tt.code, tt.msg)
+		}
+	}
+	if _, err := h.schedd.claim(s1, good, 60); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.schedd.claim(s1, good, 60); !wire.IsCode(err, wire.CodeConflict) || !strings.Contains(err.Error(), "slot1@host1 is Claimed/Idle and cannot be claimed") {
+		t.Errorf("claiming twice: %v", err)
+	}
+	user := h.pool.Client(h.sd.Addr(), "alice", auth.Read|auth.Write)
+	err := user.Call(context.Background(), "POST", wire.PathClaim, wire.ClaimRequest{ClaimID: str(s2, "ClaimId"), Slot: "slot2@host1", Job: good}, nil)
+	if !wire.IsCode(err, wire.CodeForbidden) {
+		t.Errorf("a user claimed: %v", err)
+	}
+	for _, path := range []string{wire.PathActivate, wire.PathAlive, wire.PathRelease, wire.PathVacate} {
+		var in any = wire.ClaimRef{ClaimID: "guess"}
+		switch path {
+		case wire.PathActivate:
+			in = wire.Activate{ClaimID: "guess", Job: good}
+		case wire.PathVacate:
+			in = wire.Vacate{ClaimID: "guess"}
+		}
+		if err := h.schedd.call(path, in); !wire.IsCode(err, wire.CodeNotFound) {
+			t.Errorf("%s with a guessed claim id: %v", path, err)
+		}
+	}
+}
+
+// policy makes a policy expression; later ones replace earlier ones.
+func policy(attr, src string) []config.NamedExpr {
+	return []config.NamedExpr{{Attr: attr, Key: "test", Src: src}}
+}
+
+// A static slot's claim id changes when its claim ends.
+func TestStaticSlotNewClaimID(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.Layout = slots.Equal(1, false, "") })
+	ads := h.waitAds("the slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+	old := str(ads["slot1@host1"], "ClaimId")
+	res, err := h.schedd.claim(ads["slot1@host1"], jobAd(t, `Cmd = "/bin/true"`), 60)
+	if err != nil || res.ClaimID != old {
+		t.Fatalf("claim: %v (id changed: %v)", err, res.ClaimID != old)
+	}
+	h.waitAds("the slot claimed", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Claimed/Idle" })
+	h.schedd.call(wire.PathRelease, wire.ClaimRef{ClaimID: res.ClaimID})
+	ads = h.waitAds("the slot free", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+	if id := str(ads["slot1@host1"], "ClaimId"); id == old || len(id) != 64 {
+		t.Errorf("claim id after release: %q", id)
+	}
+	if _, err := h.schedd.claim(ads["slot1@host1"], jobAd(t, `Cmd = "/bin/true"`), 60); err != nil {
+		t.Errorf("claiming with the new id: %v", err)
+	}
+}
+
+// The startd's endpoints are documented.
+func TestDocumented(t *testing.T) {
+	h := newHarness(t, nil)
+	pooltest.CheckDocumented(t, h.sd.mux().Routes())
+}
+
+// Stopping the startd evicts its jobs and withdraws its ads.
+func TestShutdown(t *testing.T) {
+	h := newHarness(t, nil)
+	ads := h.waitAds("the slot", func(a map[string]*classad.Ad) bool { return len(a) == 1 })
+	h.schedd.inputs["/j.sh"] = "#!/bin/sh\nsleep 300\n"
+	res, err := h.schedd.claim(ads["slot1@host1"], jobAd(t, `Cmd = "/j.sh"`), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: jobAd(t, `Cmd = "/j.sh"`)})
+	h.schedd.next()
+	h.waitAds("two slots", func(a map[string]*classad.Ad) bool { return len(a) == 2 })
+	start := time.Now()
+	h.stop()
+	if u := h.schedd.next(); u.Event != wire.EventEvicted || u.Reason != "the startd is shutting down" {
+		t.Errorf("%+v", u)
+	}
+	if ads := h.ads(); len(ads) != 0 {
+		t.Errorf("ads left: %s", describe(ads))
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("stopping took %v", took)
+	}
+}
