@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/sita"
 )
@@ -33,13 +34,13 @@ a = 1.01
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
+	got := map[string]string{}
 	for _, a := range attrs {
-		b.WriteString(a.String() + "\n")
+		got[a.Name] = classad.String(a.Expr)
 	}
-	for _, want := range []string{"SitaInterval = 3\n", "SitaLowerBound = 2.979209652149285E+05\n", "SitaUpperBound = 1.699610076842085E+06\n"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("missing %q in\n%s", want, b.String())
+	for name, want := range map[string]string{"SitaInterval": "3", "SitaLowerBound": "2.9792096521", "SitaUpperBound": "1.6996100768"} {
+		if !strings.HasPrefix(got[name], want) {
+			t.Errorf("%s = %s, want %s...", name, got[name], want)
 		}
 	}
 	if !strings.Contains(req, "TARGET.ImageSize >= MY.SitaLowerBound && TARGET.ImageSize < MY.SitaUpperBound") {

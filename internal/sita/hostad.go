@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kite-sched/kite/classad"
@@ -254,7 +255,7 @@ func (g *generator) jobAttrs() {
 	g.add(AttrJobParams, params)
 	param := func(attr string, fallback float64) string {
 		if g.cfg.hasFallback() {
-			return fmt.Sprintf("ifThenElse(MY.%s, TARGET.%s, %s)", AttrJobParams, attr, realText(fallback))
+			return fmt.Sprintf("ifThenElse(MY.%s, TARGET.%s, %s)", AttrJobParams, attr, exprReal(fallback))
 		}
 		return "TARGET." + attr
 	}
@@ -276,8 +277,7 @@ func (g *generator) jobAttrs() {
 //	a = 1:  k r^f
 //	a != 1: k (1 + f (r^(1-a) - 1))^(1/(1-a))
 //
-// which is the boundary formula divided through by k^(1-a), so that no
-// power of p or k alone overflows or underflows.
+// with the operations, in the order, of boundary (see Boundaries).
 func boundaryExpr(j, n int) string {
 	k, p, a := "MY."+AttrMinSize, "MY."+AttrMaxSize, "MY."+AttrVariability
 	switch j {
@@ -286,9 +286,9 @@ func boundaryExpr(j, n int) string {
 	case n:
 		return p
 	}
-	f := realText(float64(j) / float64(n))
+	f := exprReal(fraction(j, n))
 	r := fmt.Sprintf("real(%s) / %s", p, k)
-	one := fmt.Sprintf("%s - 1 < %s && %s - 1 > -%s", a, realText(OneTolerance), a, realText(OneTolerance))
+	one := fmt.Sprintf("%s - 1 < %s && %s - 1 > -%s", a, exprReal(OneTolerance), a, exprReal(OneTolerance))
 	return fmt.Sprintf("ifThenElse(%s, %s * pow(%s, %s), %s * pow(1 + %s * (pow(%s, 1 - %s) - 1), 1.0 / (1 - %s)))",
 		one, k, r, f, k, f, r, a, a)
 }
@@ -328,8 +328,22 @@ func (g *generator) parse() ([]Attribute, string, error) {
 	return attrs, req, nil
 }
 
+// exprReal writes a real inside an expression as the ClassAd printer
+// does (16 digits): the wire carries expressions as printed text, so the
+// value must be one that text reads back to.
+func exprReal(f float64) string { return string(ast.AppendReal(nil, f)) }
+
 func quote(s string) string { return string(ast.AppendQuoted(nil, s)) }
 
-// realText writes a real literal as the ClassAd printer does, so that
-// the value in an ad is the value the printed ad parses back to.
-func realText(f float64) string { return string(ast.AppendReal(nil, f)) }
+// realText writes a literal attribute's real so that it parses back to
+// exactly f (the shortest such text): a slot's literal boundaries are the
+// float64 values Boundaries computed, and the wire's JSON form carries
+// literals exactly.
+
+func realText(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".e") {
+		s += ".0"
+	}
+	return s
+}

@@ -15,7 +15,7 @@ import (
 
 // slots returns the n slot ads of a pool configured with cfg, slot i
 // serving interval i, each with the SITA-E attributes and Requirements set
-// to the clause.
+// to the clause, as the negotiator receives them.
 func slots(t testing.TB, cfg HostConfig) []*classad.Ad {
 	t.Helper()
 	var ads []*classad.Ad
@@ -35,9 +35,21 @@ func slots(t testing.TB, cfg HostConfig) []*classad.Ad {
 			t.Fatalf("clause %q: %v", req, err)
 		}
 		ad.Set("Requirements", e)
-		ads = append(ads, ad)
+		ads = append(ads, wire(t, ad))
 	}
 	return ads
+}
+
+// wire returns the ad after a trip through the JSON form the startd sends
+// to the collector and the collector to the negotiator: literals travel
+// exactly, other expressions as printed text.
+func wire(t testing.TB, ad *classad.Ad) *classad.Ad {
+	t.Helper()
+	back, err := classad.ParseJSON(classad.AppendJSON(nil, ad, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
 }
 
 // job returns a job ad with a size (int64 or float64; nil for none) and,
@@ -135,7 +147,7 @@ func checkExactlyOne(t *testing.T, cfg HostConfig, d Pareto, r *rand.Rand) []flo
 			sizes = append(sizes, int64(s))
 		}
 		for _, size := range sizes {
-			got := admitting(t, ads, job(size, params))
+			got := admitting(t, ads, wire(t, job(size, params)))
 			if len(got) != 1 || got[0] != want(b, s) {
 				t.Errorf("%s %v n=%d: size %v (%T) admitted by %v, want [%d]; bounds %v",
 					cfg.Source, d, cfg.Intervals, size, size, got, want(b, s), b)
@@ -149,7 +161,8 @@ func checkExactlyOne(t *testing.T, cfg HostConfig, d Pareto, r *rand.Rand) []flo
 // Exactly one of the n slots admits every size, on a boundary, between
 // them and outside [k, p], for a < 1, a = 1 and a > 1, with k, p, a from
 // the configuration (literal boundaries) or from the job (boundaries
-// computed in the expressions); and the boundaries are the Go ones.
+// computed in the expressions); and the boundaries are Boundaries' to the
+// bit, so that Intervals.Of predicts where every job lands.
 func TestClauseExactlyOne(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, d := range testDists {
@@ -162,12 +175,8 @@ func TestClauseExactlyOne(t *testing.T) {
 			} {
 				b := checkExactlyOne(t, cfg, d, r)
 				for j, x := range b {
-					// Literals hold 16 digits; expressions use pow, not log1p.
-					tol := 1e-15
-					if cfg.Source == SourceJob {
-						tol = 1e-6
-					}
-					if !near(x, iv.X[j+1], tol) {
+					// The same float64, literal or computed.
+					if x != iv.X[j+1] {
 						t.Errorf("%s %v n=%d: x%d = %.17g in the ad, %.17g in Go", cfg.Source, d, n, j+1, x, iv.X[j+1])
 					}
 				}
@@ -188,8 +197,16 @@ func TestClauseExactlyOneRandom(t *testing.T) {
 		}
 		d := Pareto{K: k, P: p, A: a}
 		n := 1 + r.IntN(9)
-		checkExactlyOne(t, HostConfig{Intervals: n, Source: SourceJob}, d, r)
-		checkExactlyOne(t, HostConfig{Intervals: n, Source: SourceConfig, K: k, P: p, A: a}, d, r)
+		iv, err := d.Boundaries(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cfg := range []HostConfig{{Intervals: n, Source: SourceJob}, {Intervals: n, Source: SourceConfig, K: k, P: p, A: a}} {
+			b := checkExactlyOne(t, cfg, d, r)
+			if fmt.Sprint(b) != fmt.Sprint(iv.X[1:n]) {
+				t.Errorf("%s %v n=%d: slot boundaries %v, Boundaries %v", cfg.Source, d, n, b, iv.X[1:n])
+			}
+		}
 	}
 }
 
@@ -344,15 +361,16 @@ func TestHostConfigValidate(t *testing.T) {
 	}
 }
 
-// The generated attributes and clauses, as a slot ad prints them, for each
-// source: testdata/hostad.golden. UPDATE=1 rewrites it.
+// The generated attributes and clauses, as a slot ad prints them:
+// testdata/hostad.golden. UPDATE=1 rewrites it. (Literal boundaries, whose
+// last digits depend on the platform's math, are checked by
+// TestHostAdConfigSource.)
 func TestHostAdGolden(t *testing.T) {
 	var b strings.Builder
 	for _, c := range []struct {
 		title string
 		cfg   HostConfig
 	}{
-		{"source = config, interval 2 of 4 (paper 003)", HostConfig{Intervals: 4, Interval: 2, Source: SourceConfig, K: 1e4, P: 1e7, A: 1.01}},
 		{"source = job, interval 1 of 4", HostConfig{Intervals: 4, Interval: 1}},
 		{"source = job, interval 3 of 4", HostConfig{Intervals: 4, Interval: 3}},
 		{"source = job with fallback, interval 4 of 4, size attribute JobSize", HostConfig{Intervals: 4, Interval: 4, K: 1e4, P: 1e7, A: 1.01, Attribute: "JobSize"}},
@@ -380,5 +398,50 @@ func TestHostAdGolden(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("HostAd output differs from %s (UPDATE=1 rewrites it):\n%s", golden, b.String())
+	}
+}
+
+// With source = config the boundaries are literals, exactly Boundaries':
+// paper 003's for interval 2 of 4.
+func TestHostAdConfigSource(t *testing.T) {
+	attrs, req, err := HostAd(HostConfig{Intervals: 4, Interval: 2, Source: SourceConfig, K: 1e4, P: 1e7, A: 1.01}, "h", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper, _ := Pareto{K: 1e4, P: 1e7, A: 1.01}.Boundaries(4)
+	if fmt.Sprintf("%.2f %.2f", paper.X[1], paper.X[2]) != "53801.76 297920.97" {
+		t.Fatalf("boundaries %v", paper.X)
+	}
+	want := []struct {
+		name  string
+		value any
+	}{
+		{AttrSource, "config"}, {AttrSizeAttr, "ImageSize"}, {AttrIntervals, int64(4)}, {AttrInterval, int64(2)},
+		{AttrMinSize, 1e4}, {AttrMaxSize, 1e7}, {AttrVariability, 1.01},
+		{AttrLowerBound, paper.X[1]}, {AttrUpperBound, paper.X[2]},
+	}
+	if len(attrs) != len(want) {
+		t.Fatalf("attributes %v", attrs)
+	}
+	for i, w := range want {
+		l, ok := attrs[i].Expr.(*ast.Literal)
+		if attrs[i].Name != w.name || !ok {
+			t.Errorf("attribute %d: %v, want %s", i, attrs[i], w.name)
+			continue
+		}
+		switch v := w.value.(type) {
+		case string:
+			ok = l.Kind == ast.StringLit && l.Str == v
+		case int64:
+			ok = l.Kind == ast.IntLit && l.Int == v
+		case float64:
+			ok = l.Kind == ast.RealLit && l.Real == v
+		}
+		if !ok {
+			t.Errorf("%v, want %v", attrs[i], w.value)
+		}
+	}
+	if want := "(TARGET.ImageSize is undefined || TARGET.ImageSize >= MY.SitaLowerBound && TARGET.ImageSize < MY.SitaUpperBound)"; req != want {
+		t.Errorf("clause %s\nwant   %s", req, want)
 	}
 }

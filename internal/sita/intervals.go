@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+
+	"github.com/kite-sched/kite/classad/ast"
 )
 
 // MaxIntervals bounds the number of intervals n: each host's Requirements
@@ -24,10 +27,19 @@ type Intervals struct {
 //
 //	x_i = ( i/n p^(1-a) + (n-i)/n k^(1-a) )^(1/(1-a))
 //
-// and for a = 1 (|a-1| < OneTolerance) x_i = k (p/k)^(i/n). Both are
-// computed as x_i = k exp(log1p(i/n expm1((1-a) ln(p/k))) / (1-a)), which
-// tends to the geometric form as a tends to 1 and keeps full precision
-// for any a.
+// and for a = 1 (|a-1| < OneTolerance) x_i = k (p/k)^(i/n).
+//
+// They are computed, with r = p/k and f = i/n, as
+//
+//	a = 1:  k * pow(r, f)
+//	a != 1: k * pow(1 + f * (pow(r, 1-a) - 1), 1/(1-a))
+//
+// (the formula divided through by k^(1-a), so that no power of k or p
+// alone overflows), with f as a ClassAd prints it (16 digits), which are
+// the very operations the expressions of HostAd perform: a slot whose boundaries come from a job's parameters
+// compares the job's size with the same float64 values, and Of places
+// every size, boundaries included, where the slots do. The relative error
+// is below 1e-7 for a within 1e-8 of 1, and near 1e-15 elsewhere.
 func (d Pareto) Boundaries(n int) (Intervals, error) {
 	if err := d.Validate(); err != nil {
 		return Intervals{}, err
@@ -37,19 +49,27 @@ func (d Pareto) Boundaries(n int) (Intervals, error) {
 	}
 	x := make([]float64, n+1)
 	x[0], x[n] = d.K, d.P
-	l := d.logRange()
-	c := 1 - d.A
 	for i := 1; i < n; i++ {
-		f := float64(i) / float64(n)
-		var e float64
-		if isOne(d.A) {
-			e = f * l
-		} else {
-			e = math.Log1p(f*math.Expm1(c*l)) / c
-		}
-		x[i] = min(max(d.K*math.Exp(e), x[i-1]), d.P)
+		x[i] = min(max(boundary(d.K, d.P, d.A, fraction(i, n)), x[i-1]), d.P)
 	}
 	return Intervals{X: x}, nil
+}
+
+// fraction returns j/n as the ClassAd printer writes it (%.15E), so that
+// an expression holding it means the same after a trip through text (the
+// wire's JSON form carries expressions as text).
+func fraction(j, n int) float64 {
+	f, _ := strconv.ParseFloat(string(ast.AppendReal(nil, float64(j)/float64(n))), 64)
+	return f
+}
+
+// boundary is x at the fraction f of the load, as boundaryExpr writes it.
+func boundary(k, p, a, f float64) float64 {
+	r := p / k
+	if isOne(a) {
+		return k * math.Pow(r, f)
+	}
+	return k * math.Pow(1+f*(math.Pow(r, 1-a)-1), 1.0/(1-a))
 }
 
 // N returns the number of intervals.

@@ -77,7 +77,12 @@ func TestEqualLoad(t *testing.T) {
 				if !near(num, total/float64(n), 1e-6) {
 					t.Errorf("%v n=%d: interval %d integrates to %.10g, want %.10g", d, n, i, num, total/float64(n))
 				}
-				if !near(loads[i-1], d.Mean()/float64(n), 1e-9) {
+				// Near a = 1 the boundaries lose digits (see Boundaries).
+				tol := 1e-9
+				if math.Abs(d.A-1) < 1e-4 {
+					tol = 1e-7
+				}
+				if !near(loads[i-1], d.Mean()/float64(n), tol) {
 					t.Errorf("%v n=%d: ExpectedLoads[%d] = %.10g, want %.10g", d, n, i, loads[i-1], d.Mean()/float64(n))
 				}
 				sumP += probs[i-1]
