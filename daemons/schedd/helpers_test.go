@@ -132,6 +132,10 @@ func summary(ads []*classad.Ad, names ...string) string {
 		var parts []string
 		for _, n := range names {
 			v, _ := classad.EvalAttr(ad, n, nil)
+			if r, ok := v.RealValue(); ok {
+				parts = append(parts, strconv.FormatFloat(r, 'g', -1, 64))
+				continue
+			}
 			parts = append(parts, v.String())
 		}
 		lines = append(lines, strings.Join(parts, " "))

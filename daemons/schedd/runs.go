@@ -172,7 +172,7 @@ func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad) {
 	addr := slotString(slot, attr.MyAddress)
 	req := wire.ClaimRequest{
 		ClaimID: slotString(slot, attr.ClaimID), Slot: slotString(slot, attr.Name), Job: job,
-		Schedd: s.Addr(), ScheddName: s.name, Lease: int(s.cfg.ClaimLease / time.Second),
+		Schedd: s.Addr(), ScheddName: s.name, Lease: max(1, int((s.cfg.ClaimLease+time.Second-1)/time.Second)),
 	}
 	var res wire.ClaimResult
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -230,6 +230,12 @@ func (r *runs) activateFrom(ctx context.Context, c *claim, id queue.JobID, reuse
 				err = s.env.Connector().Client(c.startd).Call(actx, "POST", wire.PathActivate, wire.Activate{ClaimID: c.id, Job: job}, nil)
 				cancel()
 				if err == nil {
+					return
+				}
+				if ctx.Err() != nil {
+					// The schedd is stopping: the startd may have taken the
+					// job. It stays Running; the restarted schedd vacates
+					// the claim before the job may run again.
 					return
 				}
 				s.log.Warn("activation failed", "job", id.String(), "slot", c.slotName, "err", err)
