@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/sita"
+	"github.com/kite-sched/kite/internal/wire"
 )
 
 func init() { addCommand(func(g *globals) *cobra.Command { return newSitaCmd(g) }) }
@@ -28,18 +30,18 @@ func newSitaCmd(g *globals) *cobra.Command {
 the intervals chosen so that each carries the same expected load when sizes
 follow a bounded Pareto distribution B(k, p, a) (paper 003).
 
-  kite sita fit FILE                  k, p, a by the method of moments and by
+  kite sita fit FILE | --queue        k, p, a by the method of moments and by
                                       maximum likelihood, side by side
   kite sita plan -n N --k --p --a     interval boundaries and expected loads;
   kite sita plan -n N --from FILE     with a size set, its actual loads and M
   kite sita config -n N ...           the [startd.sita] block for each host
-  kite sita loads FILE -n N           actual load per interval, as a bar chart
+  kite sita loads -n N FILE|--queue   actual load per interval, as a bar chart
 
 FILE holds sizes, one per line (the first field of each line; blank lines
 and # comments skipped), or job ads as a JSON array (kite q -json); "-" reads
 standard input. --attr names the size attribute of job ads (ImageSize).`,
 	}
-	c.AddCommand(newSitaFitCmd(), newSitaPlanCmd(), newSitaConfigCmd(), newSitaLoadsCmd())
+	c.AddCommand(newSitaFitCmd(g), newSitaPlanCmd(), newSitaConfigCmd(), newSitaLoadsCmd(g))
 	return c
 }
 
@@ -107,16 +109,24 @@ func (s *sizeSet) readAds(data []byte, attr string) error {
 		if err != nil {
 			return fmt.Errorf("%s: job ad %d: %w", s.name, i, err)
 		}
-		id := jobLabel(ad, i)
-		v, _ := classad.EvalAttr(ad, attr, nil)
-		f, ok := v.NumberValue()
-		if !ok {
-			return fmt.Errorf("%s: %s has %s = %s, not a number", s.name, id, attr, v)
+		if err := s.addAd(ad, attr); err != nil {
+			return err
 		}
-		s.sizes = append(s.sizes, f)
-		s.where = append(s.where, s.name+": "+id)
-		s.ads = append(s.ads, ad)
 	}
+}
+
+// addAd adds a job ad's size.
+func (s *sizeSet) addAd(ad *classad.Ad, attr string) error {
+	id := jobLabel(ad, len(s.ads)+1)
+	v, _ := classad.EvalAttr(ad, attr, nil)
+	f, ok := v.NumberValue()
+	if !ok {
+		return fmt.Errorf("%s: %s has %s = %s, not a number", s.name, id, attr, v)
+	}
+	s.sizes = append(s.sizes, f)
+	s.where = append(s.where, s.name+": "+id)
+	s.ads = append(s.ads, ad)
+	return nil
 }
 
 // jobLabel names the i-th ad of a file: "job 12.3", or "ad 7" without ids.
@@ -127,6 +137,68 @@ func jobLabel(ad *classad.Ad, i int) string {
 		return "job " + c.String() + "." + p.String()
 	}
 	return fmt.Sprintf("ad %d", i)
+}
+
+// queueFlags read sizes from the live queue instead of a file.
+type queueFlags struct {
+	g          *globals
+	queue      bool
+	name       string
+	constraint []string
+}
+
+func (qf *queueFlags) register(c *cobra.Command, what string) {
+	f := c.Flags()
+	f.BoolVar(&qf.queue, "queue", false, what)
+	f.StringVar(&qf.name, "name", "", "with --queue, the schedd to ask (its name or host:port)")
+	f.StringArrayVar(&qf.constraint, "constraint", nil, "with --queue, only jobs for which the expression is true")
+}
+
+// args checks the arguments: FILE, or with --queue job ids and owners.
+func (qf *queueFlags) args(c *cobra.Command, args []string) error {
+	if qf.queue {
+		return nil
+	}
+	if len(qf.constraint) > 0 || qf.name != "" {
+		return usageError{errors.New("--name and --constraint go with --queue")}
+	}
+	if len(args) != 1 {
+		return usageError{fmt.Errorf("%s takes one FILE (or --queue), got %d arguments", c.Name(), len(args))}
+	}
+	return nil
+}
+
+// read reads the jobs the arguments select from the schedd's queue, and
+// with history those that left it.
+func (qf *queueFlags) read(ctx context.Context, args []string, attr string, history bool) (*sizeSet, error) {
+	s, err := qf.g.findSchedd(ctx, qf.name)
+	if err != nil {
+		return nil, err
+	}
+	ids, owners := splitArgs(args)
+	var parts []string
+	for _, c := range qf.constraint {
+		parts = append(parts, "("+c+")")
+	}
+	constraint := strings.Join(parts, " && ")
+	proj := []string{"ClusterId", "ProcId", attr, sita.JobMinSize, sita.JobMaxSize, sita.JobVariability}
+	set := &sizeSet{name: "the queue of " + s.name}
+	add := func(ad *classad.Ad) error { return set.addAd(ad, attr) }
+	q := wire.JobQuery{JobSelection: wire.JobSelection{IDs: ids, Owners: owners, Constraint: constraint}, Projection: proj}
+	if err := streamAds(ctx, s.client, wire.PathQueue, q, add); err != nil {
+		return nil, err
+	}
+	if history {
+		set.name = "the queue and history of " + s.name
+		h := wire.HistoryQuery{IDs: ids, Owners: owners, Constraint: constraint, Projection: proj}
+		if err := streamAds(ctx, s.client, wire.PathHistory, h, add); err != nil {
+			return nil, err
+		}
+	}
+	if len(set.sizes) == 0 {
+		return nil, fmt.Errorf("%s: no jobs", set.name)
+	}
+	return set, nil
 }
 
 // fit fits the sizes, placing a bad size in its file.
@@ -208,28 +280,39 @@ func checkN(n int) error {
 type sitaFitOptions struct {
 	attr string
 	json bool
+	qf   queueFlags
 }
 
-func newSitaFitCmd() *cobra.Command {
-	var o sitaFitOptions
+func newSitaFitCmd(g *globals) *cobra.Command {
+	o := sitaFitOptions{qf: queueFlags{g: g}}
 	c := &cobra.Command{
-		Use:   "fit FILE",
+		Use:   "fit FILE | --queue [owner | cluster | cluster.proc ...]",
 		Short: "Fit B(k, p, a) to job sizes by the method of moments and by maximum likelihood",
 		Long: `Fit a bounded Pareto B(k, p, a) to the sizes in FILE with both estimators:
 k is the smallest size and p the largest; a comes from the method of moments
 (the mean, as paper 003) and from maximum likelihood. LogLik (higher is
 better) and KS (the Kolmogorov-Smirnov distance, lower is better) say how
-well each fits. Fewer than 1000 sizes give a warning: the fit is unreliable.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args[0]) },
+well each fits. Fewer than 1000 sizes give a warning: the fit is unreliable.
+
+With --queue the sizes are those of the jobs in the schedd's queue that the
+arguments (owners, clusters, jobs) and --constraint select.`,
+		Args: func(c *cobra.Command, args []string) error { return o.qf.args(c, args) },
+		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args) },
 	}
 	c.Flags().StringVar(&o.attr, "attr", sita.DefaultSizeAttr, "the size attribute of job ads")
 	c.Flags().BoolVar(&o.json, "json", false, "print the fits as JSON")
+	o.qf.register(c, "fit the sizes of the jobs in the queue")
 	return c
 }
 
-func (o *sitaFitOptions) run(c *cobra.Command, path string) error {
-	set, err := readSizes(c.InOrStdin(), path, o.attr)
+func (o *sitaFitOptions) run(c *cobra.Command, args []string) error {
+	var set *sizeSet
+	var err error
+	if o.qf.queue {
+		set, err = o.qf.read(c.Context(), args, o.attr, false)
+	} else {
+		set, err = readSizes(c.InOrStdin(), args[0], o.attr)
+	}
 	if err != nil {
 		return err
 	}
@@ -632,21 +715,27 @@ type sitaLoadsOptions struct {
 	n     int
 	pf    paramFlags
 	width int
+	qf    queueFlags
 }
 
-func newSitaLoadsCmd() *cobra.Command {
-	var o sitaLoadsOptions
+func newSitaLoadsCmd(g *globals) *cobra.Command {
+	o := sitaLoadsOptions{qf: queueFlags{g: g}}
 	c := &cobra.Command{
-		Use:   "loads FILE -n N [--k K --p P --a A]",
+		Use:   "loads -n N [--k K --p P --a A] FILE | --queue [owner | cluster | cluster.proc ...]",
 		Short: "Show the load per size interval as a bar chart",
 		Long: `Sum the sizes of the jobs in FILE per size interval of N and draw the loads
 as bars, with the imbalance M. Each job's interval follows from --k, --p
 and --a when given, else from the job's own Min_size_of_job,
 Max_size_of_job and Pareto_variability (as hosts with source = "job" place
-it), else from a fit (--fit) of all the sizes.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args[0]) },
+it), else from a fit (--fit) of all the sizes.
+
+With --queue the jobs are those in the schedd's queue and history that the
+arguments (owners, clusters, jobs) and --constraint select: the load the
+pool has had and has waiting.`,
+		Args: func(c *cobra.Command, args []string) error { return o.qf.args(c, args) },
+		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args) },
 	}
+	o.qf.register(c, "the jobs of the schedd's queue and history")
 	c.Flags().IntVarP(&o.n, "intervals", "n", 0, "number of intervals")
 	o.pf.register(c, false)
 	c.Flags().IntVar(&o.width, "width", 50, "width of the longest bar, in characters")
@@ -654,14 +743,20 @@ it), else from a fit (--fit) of all the sizes.`,
 	return c
 }
 
-func (o *sitaLoadsOptions) run(c *cobra.Command, path string) error {
+func (o *sitaLoadsOptions) run(c *cobra.Command, args []string) error {
 	if err := checkN(o.n); err != nil {
 		return err
 	}
 	if o.width < 1 || o.width > 1000 {
 		return usageError{fmt.Errorf("--width %d: must be between 1 and 1000", o.width)}
 	}
-	set, err := readSizes(c.InOrStdin(), path, o.pf.attr)
+	var set *sizeSet
+	var err error
+	if o.qf.queue {
+		set, err = o.qf.read(c.Context(), args, o.pf.attr, true)
+	} else {
+		set, err = readSizes(c.InOrStdin(), args[0], o.pf.attr)
+	}
 	if err != nil {
 		return err
 	}
