@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/pooltest"
 	"github.com/kite-sched/kite/internal/submit"
@@ -250,4 +251,11 @@ func writeFile(t testing.TB, dir, name, data string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+type adT = classad.Ad
+
+// viewOf makes a job view of an ad (as a cluster ad with an empty own ad).
+func viewOf(t testing.TB, src string) queue.View {
+	return queue.View{Cluster: mustParse(src), Own: mustParse("[]")}
 }
