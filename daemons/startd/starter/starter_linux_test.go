@@ -143,7 +143,7 @@ func TestSuspendContinue(t *testing.T) {
 // kernel where the job's cgroup has the memory controller, else by the
 // startd's sampling.
 func TestMemoryExceeded(t *testing.T) {
-	f := newFakeSchedd(map[string]string{"/hog.sh": "#!/bin/sh\ndd if=/dev/zero bs=160M count=1 2>/dev/null | sleep 60\n"})
+	f := newFakeSchedd(map[string]string{"/hog.sh": "#!/bin/sh\ndd if=/dev/zero bs=160M count=1 | sleep 60\n"})
 	cfg := testConfig(t, f)
 	cfg.MemoryMiB = 64
 	if cfg.Cgroups.Has("memory") {
