@@ -2,6 +2,8 @@ package startd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -233,7 +235,7 @@ func (s *Server) setupCgroups() {
 	if !s.cfg.Cgroups {
 		return
 	}
-	m, err := cgroups.Detect(s.cfg.CgroupParent)
+	m, err := cgroups.Detect(s.cfg.CgroupParent, cgroupScope(s.cfg.ExecuteDir))
 	if err != nil {
 		s.log.Info("jobs run without cgroups", "reason", err)
 		return
@@ -243,6 +245,15 @@ func (s *Server) setupCgroups() {
 	}
 	s.log.Info("jobs run in cgroups", "parent", m.Parent(), "memory", m.Has("memory"), "cpu", m.Has("cpu"))
 	s.cgroups = m
+}
+
+// cgroupScope names a startd's own cgroup after its execute directory:
+// two startds of a host have different ones, and a restarted startd finds
+// the groups its predecessor left.
+func cgroupScope(executeDir string) string {
+	abs, _ := filepath.Abs(executeDir)
+	sum := sha256.Sum256([]byte(abs))
+	return "kite_startd_" + hex.EncodeToString(sum[:6])
 }
 
 // Ready is closed once the startd serves requests.
@@ -285,6 +296,9 @@ func (s *Server) Run(ctx context.Context) error {
 	wg.Wait()
 	s.withdraw()
 	s.files.CloseIdleConnections()
+	if s.cgroups != nil {
+		s.cgroups.Close()
+	}
 	if node != nil {
 		node.Leave(time.Second)
 	}

@@ -23,9 +23,9 @@ import (
 // GroupPrefix begins the name of every job group.
 const GroupPrefix = "kite_job_"
 
-// Manager makes job groups under a parent group.
+// Manager makes job groups in a startd's own group.
 type Manager struct {
-	parent      string          // the parent group's directory
+	parent      string          // the startd's group (its scope): job groups go in it
 	controllers map[string]bool // controllers enabled for the job groups
 }
 
@@ -193,8 +193,17 @@ func readKeyed(path string) map[string]int64 {
 	return out
 }
 
-// Cleanup kills and removes job groups left by an earlier startd; it
-// returns how many there were.
+// Close removes the startd's group once its job groups are gone.
+func (m *Manager) Close() error {
+	m.Cleanup()
+	if err := syscall.Rmdir(m.parent); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return fmt.Errorf("cgroup: removing %s: %w", m.parent, err)
+	}
+	return nil
+}
+
+// Cleanup kills and removes the job groups left in the startd's group
+// (by an earlier run of it); it returns how many there were.
 func (m *Manager) Cleanup() int {
 	entries, _ := os.ReadDir(m.parent)
 	n := 0

@@ -27,10 +27,15 @@ func TestFindCgroup2(t *testing.T) {
 // On a host with a writable cgroup v2, a process started into a job
 // group is found there and killed with everything it started.
 func TestRealGroup(t *testing.T) {
-	m, err := Detect("")
+	m, err := Detect("", fmt.Sprintf("kite_test_%d", os.Getpid()))
 	if err != nil {
 		t.Skipf("this host offers no writable cgroup v2: %v", err)
 	}
+	defer func() {
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	t.Logf("cgroup v2 at %s; memory controller %v, cpu controller %v", m.Parent(), m.Has("memory"), m.Has("cpu"))
 	g, err := m.Create("test_"+strings.ReplaceAll(t.Name(), "/", "_"), Limits{MemoryMiB: 64, Cpus: 1})
 	if err != nil {

@@ -12,11 +12,12 @@ import (
 	"syscall"
 )
 
-// Detect finds a writable cgroup v2 hierarchy and prepares parent (a path
-// under the cgroup2 mount; "" is this process's own group) for job
-// groups, enabling the memory and cpu controllers where it can. The error
-// says why there is none.
-func Detect(parent string) (*Manager, error) {
+// Detect finds a writable cgroup v2 hierarchy and makes the group scope
+// under parent (a path under the cgroup2 mount; "" is this process's own
+// group), in which job groups are made, enabling the memory and cpu
+// controllers where it can. A scope of its own keeps a startd's job
+// groups apart from another's. The error says why there is none.
+func Detect(parent, scope string) (*Manager, error) {
 	mount, root, err := cgroup2Mount()
 	if err != nil {
 		return nil, err
@@ -31,11 +32,12 @@ func Detect(parent string) (*Manager, error) {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("cgroup %s is outside the cgroup2 mount (rooted at %s)", parent, root)
 	}
-	m := &Manager{parent: filepath.Join(mount, rel), controllers: map[string]bool{}}
-	if err := m.probe(); err != nil {
-		return nil, err
+	base := filepath.Join(mount, rel)
+	m := &Manager{parent: filepath.Join(base, scope), controllers: map[string]bool{}}
+	if err := os.Mkdir(m.parent, 0o755); err != nil && !os.IsExist(err) {
+		return nil, fmt.Errorf("cgroup v2 at %s is not writable: %w", base, err)
 	}
-	m.enableControllers(own)
+	m.enableControllers(base, own)
 	return m, nil
 }
 
@@ -81,37 +83,33 @@ func ownGroup() (string, error) {
 	return "", errors.New("this process is in no cgroup v2 group")
 }
 
-// probe checks that groups can be made under the parent.
-func (m *Manager) probe() error {
-	p := filepath.Join(m.parent, GroupPrefix+"probe_"+strconv.Itoa(os.Getpid()))
-	if err := os.Mkdir(p, 0o755); err != nil {
-		return fmt.Errorf("cgroup v2 at %s is not writable: %w", m.parent, err)
-	}
-	return syscall.Rmdir(p)
-}
-
-// enableControllers turns on memory and cpu for the parent's children.
-// A group holding processes cannot do that (cgroup v2's rule that only
-// leaves hold processes), so when the parent is this process's own group
-// the process first moves into a leaf of its own, as systemd's delegation
-// expects.
-func (m *Manager) enableControllers(own bool) {
-	avail := strings.Fields(readString(filepath.Join(m.parent, "cgroup.controllers")))
+// enableControllers turns on memory and cpu for the job groups: in the
+// base group's children, then in the scope's. A group holding processes
+// cannot do that (cgroup v2's rule that only leaves hold processes), so
+// when the base is this process's own group the process first moves into
+// a leaf of its own, as systemd's delegation expects.
+func (m *Manager) enableControllers(base string, own bool) {
+	avail := strings.Fields(readString(filepath.Join(base, "cgroup.controllers")))
 	for _, c := range []string{"memory", "cpu"} {
 		if !contains(avail, c) {
 			continue
 		}
-		err := os.WriteFile(filepath.Join(m.parent, "cgroup.subtree_control"), []byte("+"+c), 0o644)
-		if errors.Is(err, syscall.EBUSY) && own && m.moveSelfToLeaf() == nil {
-			err = os.WriteFile(filepath.Join(m.parent, "cgroup.subtree_control"), []byte("+"+c), 0o644)
+		err := enable(base, c)
+		if errors.Is(err, syscall.EBUSY) && own && moveSelfToLeaf(base) == nil {
+			err = enable(base, c)
 		}
-		m.controllers[c] = err == nil
+		m.controllers[c] = err == nil && enable(m.parent, c) == nil
 	}
 }
 
-// moveSelfToLeaf moves this process into parent/startd.
-func (m *Manager) moveSelfToLeaf() error {
-	leaf := filepath.Join(m.parent, "startd")
+// enable turns a controller on for a group's children.
+func enable(group, controller string) error {
+	return os.WriteFile(filepath.Join(group, "cgroup.subtree_control"), []byte("+"+controller), 0o644)
+}
+
+// moveSelfToLeaf moves this process into base/startd.
+func moveSelfToLeaf(base string) error {
+	leaf := filepath.Join(base, "startd")
 	if err := os.Mkdir(leaf, 0o755); err != nil && !os.IsExist(err) {
 		return err
 	}

@@ -106,7 +106,10 @@ func jobAd(t *testing.T, text string) *classad.Ad {
 }
 
 func testConfig(t *testing.T, f *fakeSchedd) Config {
-	cg, _ := cgroups.Detect("")
+	cg, err := cgroups.Detect("", fmt.Sprintf("kite_test_%d_%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "_")))
+	if err == nil {
+		t.Cleanup(func() { cg.Close() })
+	}
 	return Config{
 		ExecuteDir: t.TempDir(), Slot: "slot1_1", Cpus: 1, MemoryMiB: 256,
 		KillGrace: 300 * time.Millisecond, SampleInterval: 20 * time.Millisecond,
