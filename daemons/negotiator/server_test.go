@@ -194,7 +194,7 @@ func waitCycle(t *testing.T, n *negotiator.Server, number int64) wire.CycleRepor
 func TestPrioritiesEndpoints(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
-	n := start.Negotiator(t, p, fastConfig)
+	n := start.Negotiator(t, p, func(c *negotiator.Config) { c.Interval, c.CycleDelay = time.Hour, time.Hour })
 	if err := n.Accountant().Update(time.Now(), map[string]float64{"alice@test": 2}); err != nil {
 		t.Fatal(err)
 	}

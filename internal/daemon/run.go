@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/kite-sched/kite/internal/config"
 )
 
 // Service is a daemon: Run serves until ctx is done, then stops in order
@@ -16,24 +18,40 @@ type Service interface {
 	Run(ctx context.Context) error
 }
 
+// Reconfigurer is a service that takes a new configuration while it runs
+// (SIGHUP, which `kite reconfig` sends through the master). It applies
+// what can change live and says in its log what needs a restart.
+type Reconfigurer interface {
+	Reconfigure(cfg *config.Config) error
+}
+
 // Run runs svc until SIGINT or SIGTERM, which stops it gracefully. A
 // second signal, or the graceful stop taking longer than grace, ends the
 // process at once: daemons commit what they acknowledge, so nothing
-// acknowledged is lost that way.
-func Run(svc Service, log *slog.Logger, grace time.Duration) error {
+// acknowledged is lost that way. SIGHUP reloads the configuration with
+// reload and hands it to svc if it is a Reconfigurer; a configuration that
+// does not load is logged and the daemon goes on as it was.
+func Run(svc Service, log *slog.Logger, grace time.Duration, reload func() (*config.Config, error)) error {
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	select {
-	case err := <-done:
-		return err
-	case sig := <-sigs:
-		log.Info("stopping", "signal", sig.String())
-		cancel()
+	for stopping := false; !stopping; {
+		select {
+		case err := <-done:
+			return err
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				reconfigure(svc, log, reload)
+				continue
+			}
+			log.Info("stopping", "signal", sig.String())
+			cancel()
+			stopping = true
+		}
 	}
 	select {
 	case err := <-done:
@@ -48,4 +66,23 @@ func Run(svc Service, log *slog.Logger, grace time.Duration) error {
 	}
 	os.Exit(1)
 	return nil
+}
+
+// reconfigure applies a SIGHUP.
+func reconfigure(svc Service, log *slog.Logger, reload func() (*config.Config, error)) {
+	r, ok := svc.(Reconfigurer)
+	if !ok || reload == nil {
+		log.Info("reconfigure: this daemon takes its configuration at start only; restart it to apply changes")
+		return
+	}
+	cfg, err := reload()
+	if err != nil {
+		log.Error("reconfigure: the configuration does not load; going on with the old one", "err", err)
+		return
+	}
+	if err := r.Reconfigure(cfg); err != nil {
+		log.Error("reconfigure", "err", err)
+		return
+	}
+	log.Info("reconfigured")
 }

@@ -32,7 +32,7 @@ func daemonCmd(g *globals, kind, short string, build func(*daemon.Env, *config.C
 			if err != nil {
 				return err
 			}
-			return daemon.Run(svc, env.Log, gracePeriod)
+			return daemon.Run(svc, env.Log, gracePeriod, g.loadConfig)
 		},
 	}
 }
