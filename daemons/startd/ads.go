@@ -8,29 +8,10 @@ import (
 	"github.com/kite-sched/kite/internal/daemon"
 )
 
-// Slot ad attributes of the startd's own that internal/attr does not name.
+// Slot ad attributes of the startd's own.
 const (
-	attrWithinLimits    = "WithinResourceLimits"
-	attrDynamicSlot     = "DynamicSlot"
-	attrParentSlot      = "ParentSlotName"
-	attrTotalSlotCpus   = "TotalSlotCpus"
-	attrTotalSlotMemory = "TotalSlotMemory"
-	attrTotalSlotDisk   = "TotalSlotDisk"
-	attrOpSysName       = "OpSysName"
-	attrOpSysMajorVer   = "OpSysMajorVer"
-	attrOpSysVer        = "OpSysVer"
-	attrOpSysLongName   = "OpSysLongName"
-	attrKernelVersion   = "KernelVersion"
-	attrTotalLoadAvg    = "TotalLoadAvg"
-	attrCondorLoadAvg   = "CondorLoadAvg"
-	attrLastBenchmark   = "LastBenchmark"
-	attrMaxVacateTime   = "MachineMaxVacateTime"
-	attrJobStart        = "JobStart"
-	attrMemoryUsage     = "MemoryUsage"
-	attrDraining        = "Draining"
-	attrClockMin        = "ClockMin"
-	attrClockDay        = "ClockDay"
-	attrStartdIPAddr    = "StartdIpAddr"
+	attrParentSlot   = "ParentSlotName" // a dynamic slot's partitionable slot
+	attrStartdIPAddr = "StartdIpAddr"
 )
 
 // withinLimits is HTCondor's test that a job's requests fit what a slot
@@ -75,7 +56,7 @@ func (s *Server) identityAttrs(ad *classad.Ad, st *slotState) {
 	ad.Set(attr.SlotType, ast.Str(st.Kind.String()))
 	ad.Set(attr.PartitionableSlot, ast.Bool(st.Kind == slots.Partitionable))
 	if st.Kind == slots.Dynamic {
-		ad.Set(attrDynamicSlot, ast.Bool(true))
+		ad.Set(attr.DynamicSlot, ast.Bool(true))
 		ad.Set(attrParentSlot, ast.Str(s.fullName(st.Parent.Name())))
 	}
 }
@@ -86,7 +67,7 @@ func (s *Server) stateAttrs(ad *classad.Ad, st *slotState) {
 	ad.Set(attr.Activity, ast.Str(status.Activity.String()))
 	ad.Set(attr.EnteredCurrentState, ast.Int(st.EnteredState().Unix()))
 	ad.Set(attr.EnteredCurrentActivity, ast.Int(st.EnteredActivity().Unix()))
-	ad.Set(attrDraining, ast.Bool(s.draining))
+	ad.Set(attr.Draining, ast.Bool(s.draining))
 }
 
 func (s *Server) resourceAttrs(ad *classad.Ad, st *slotState) {
@@ -94,9 +75,9 @@ func (s *Server) resourceAttrs(ad *classad.Ad, st *slotState) {
 	ad.Set(attr.Cpus, ast.Int(have.Cpus))
 	ad.Set(attr.Memory, ast.Int(have.Memory))
 	ad.Set(attr.Disk, ast.Int(have.Disk))
-	ad.Set(attrTotalSlotCpus, ast.Int(st.Size.Cpus))
-	ad.Set(attrTotalSlotMemory, ast.Int(st.Size.Memory))
-	ad.Set(attrTotalSlotDisk, ast.Int(st.Size.Disk))
+	ad.Set(attr.TotalSlotCpus, ast.Int(st.Size.Cpus))
+	ad.Set(attr.TotalSlotMemory, ast.Int(st.Size.Memory))
+	ad.Set(attr.TotalSlotDisk, ast.Int(st.Size.Disk))
 	ad.Set(attr.TotalCpus, ast.Int(s.machine.Cpus))
 	ad.Set(attr.TotalMemory, ast.Int(s.machine.MemoryMiB))
 	ad.Set(attr.TotalDisk, ast.Int(s.machine.DiskKiB))
@@ -108,26 +89,26 @@ func (s *Server) machineAttrs(ad *classad.Ad) {
 	m := s.machine
 	ad.Set(attr.Arch, ast.Str(m.Arch))
 	ad.Set(attr.OpSys, ast.Str(m.OpSys))
-	ad.Set(attrOpSysName, ast.Str(m.OpSysName))
-	ad.Set(attrOpSysMajorVer, ast.Int(m.OpSysMajorVer))
-	ad.Set(attrOpSysVer, ast.Int(m.OpSysVer))
-	ad.Set(attrOpSysLongName, ast.Str(m.OpSysLongName))
+	ad.Set(attr.OpSysName, ast.Str(m.OpSysName))
+	ad.Set(attr.OpSysMajorVer, ast.Int(m.OpSysMajorVer))
+	ad.Set(attr.OpSysVer, ast.Int(m.OpSysVer))
+	ad.Set(attr.OpSysLongName, ast.Str(m.OpSysLongName))
 	ad.Set(attr.OpSysAndVer, ast.Str(m.OpSysAndVer))
-	ad.Set(attrKernelVersion, ast.Str(m.KernelVersion))
+	ad.Set(attr.KernelVersion, ast.Str(m.KernelVersion))
 	ad.Set(attr.LoadAvg, ast.Real(s.load))
-	ad.Set(attrTotalLoadAvg, ast.Real(s.load))
+	ad.Set(attr.TotalLoadAvg, ast.Real(s.load))
 	ad.Set(attr.KeyboardIdle, ast.Int(s.keyboardIdle))
 	ad.Set(attr.ConsoleIdle, ast.Int(s.consoleIdle))
 	ad.Set(attr.KFlops, ast.Int(s.kflops))
 	ad.Set(attr.Mips, ast.Int(s.mips))
-	ad.Set(attrLastBenchmark, ast.Int(s.lastBenchmark.Unix()))
+	ad.Set(attr.LastBenchmark, ast.Int(s.lastBenchmark.Unix()))
 	now := s.now().Local()
-	ad.Set(attrClockMin, ast.Int(int64(now.Hour()*60+now.Minute())))
-	ad.Set(attrClockDay, ast.Int(int64(now.Weekday())))
+	ad.Set(attr.ClockMin, ast.Int(int64(now.Hour()*60+now.Minute())))
+	ad.Set(attr.ClockDay, ast.Int(int64(now.Weekday())))
 	ad.Set(attr.HasFileTransfer, ast.Bool(true))
 	ad.Set(attr.FileSystemDomain, ast.Str(s.host))
 	ad.Set(attr.UIDDomain, ast.Str(s.host))
-	ad.Set(attrMaxVacateTime, ast.Int(int64(s.cfg.KillGrace.Seconds())))
+	ad.Set(attr.MachineMaxVacateTime, ast.Int(int64(s.cfg.KillGrace.Seconds())))
 	for _, a := range s.attrs {
 		ad.Set(a.name, a.expr)
 	}
@@ -143,7 +124,7 @@ func (s *Server) policyAttrs(ad *classad.Ad, st *slotState) {
 	for _, a := range st.sitaAttrs {
 		ad.Set(a.Name, a.Expr)
 	}
-	ad.Set(attrWithinLimits, withinLimits)
+	ad.Set(attr.WithinResourceLimits, withinLimits)
 	switch st.Status().State {
 	case slots.Matched, slots.Preempting, slots.Drained:
 		ad.Set(attr.Requirements, ast.Bool(false))
@@ -155,7 +136,7 @@ func (s *Server) policyAttrs(ad *classad.Ad, st *slotState) {
 // claimAttrs are the slot's claim id and who holds it.
 func (s *Server) claimAttrs(ad *classad.Ad, st *slotState) {
 	ad.Set(attr.ClaimID, ast.Str(st.claimID))
-	ad.Set(attrCondorLoadAvg, ast.Real(0))
+	ad.Set(attr.CondorLoadAvg, ast.Real(0))
 	c := st.claim
 	if c == nil {
 		return
@@ -170,8 +151,8 @@ func (s *Server) claimAttrs(ad *classad.Ad, st *slotState) {
 		return
 	}
 	ad.Set(attr.JobID, ast.Str(c.jobID))
-	ad.Set(attrJobStart, ast.Int(c.activated.Unix()))
+	ad.Set(attr.JobStart, ast.Int(c.activated.Unix()))
 	u := c.run.Usage()
-	ad.Set(attrCondorLoadAvg, ast.Real(u.CPURate))
-	ad.Set(attrMemoryUsage, ast.Int((u.PeakMemoryBytes+1<<20-1)>>20))
+	ad.Set(attr.CondorLoadAvg, ast.Real(u.CPURate))
+	ad.Set(attr.MemoryUsage, ast.Int((u.PeakMemoryBytes+1<<20-1)>>20))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/startd/slots"
+	"github.com/kite-sched/kite/internal/attr"
 )
 
 // verdict is what the policy expressions say of a slot at one
@@ -153,14 +154,14 @@ func (s *Server) verdict(st *slotState) verdict {
 		job = st.claim.job
 	}
 	v := verdict{
-		isOwner: isTrue(ad, "IsOwner", nil), suspend: isTrue(ad, "Suspend", job), cont: isTrue(ad, "Continue", job),
-		preempt: isTrue(ad, "Preempt", job), kill: isTrue(ad, "Kill", job),
+		isOwner: isTrue(ad, attr.IsOwner, nil), suspend: isTrue(ad, attr.Suspend, job), cont: isTrue(ad, attr.Continue, job),
+		preempt: isTrue(ad, attr.Preempt, job), kill: isTrue(ad, attr.Kill, job),
 	}
 	if job != nil {
-		val, err := classad.EvalAttr(ad, "Start", job)
+		val, err := classad.EvalAttr(ad, attr.Start, job)
 		b, ok := val.BoolValue()
 		v.startFalse = err == nil && ok && !b
-		if r, err := classad.EvalAttr(ad, "MaxJobRetirementTime", job); err == nil {
+		if r, err := classad.EvalAttr(ad, attr.MaxJobRetirementTime, job); err == nil {
 			if secs, ok := r.NumberValue(); ok && secs > 0 {
 				v.retirement = time.Duration(secs * float64(time.Second))
 			}
@@ -175,7 +176,7 @@ func isTrue(ad *classad.Ad, name string, target *classad.Ad) bool {
 }
 
 // isOwner reports whether the machine's owner wants it (IS_OWNER).
-func (s *Server) isOwner(st *slotState) bool { return isTrue(s.slotAd(st), "IsOwner", nil) }
+func (s *Server) isOwner(st *slotState) bool { return isTrue(s.slotAd(st), attr.IsOwner, nil) }
 
 // claimView describes a slot's claim at now.
 func (s *Server) claimView(st *slotState, now time.Time) claimView {

@@ -135,6 +135,36 @@ const (
 	ClaimID = "ClaimId"
 )
 
+// Slot ad attributes the startd adds about its slots, its machine and its
+// policy (HTCondor's names).
+const (
+	TotalSlotCpus        = "TotalSlotCpus"   // a slot's size; Cpus is what it has left
+	TotalSlotMemory      = "TotalSlotMemory" // MiB
+	TotalSlotDisk        = "TotalSlotDisk"   // KiB
+	DynamicSlot          = "DynamicSlot"     // true in a slot carved from a partitionable one
+	WithinResourceLimits = "WithinResourceLimits"
+	OpSysName            = "OpSysName"     // Ubuntu, Debian, RedHat, ...
+	OpSysMajorVer        = "OpSysMajorVer" // 22 for Ubuntu 22.04
+	OpSysVer             = "OpSysVer"      // 2204 for Ubuntu 22.04
+	OpSysLongName        = "OpSysLongName"
+	KernelVersion        = "KernelVersion" // the kernel's release
+	TotalLoadAvg         = "TotalLoadAvg"
+	CondorLoadAvg        = "CondorLoadAvg" // the load of the slot's job
+	LastBenchmark        = "LastBenchmark" // when KFlops and Mips were measured
+	ClockMin             = "ClockMin"      // minutes since local midnight
+	ClockDay             = "ClockDay"      // day of the week, Sunday = 0
+	JobStart             = "JobStart"      // when the slot's job started
+	Draining             = "Draining"
+	MachineMaxVacateTime = "MachineMaxVacateTime" // seconds between the soft kill and SIGKILL
+	// The policy expressions besides Start, Rank and Requirements.
+	IsOwner              = "IsOwner"
+	Suspend              = "Suspend"
+	Continue             = "Continue"
+	Preempt              = "Preempt"
+	Kill                 = "Kill"
+	MaxJobRetirementTime = "MaxJobRetirementTime"
+)
+
 // Submitter and scheduler ad attributes.
 const (
 	IdleJobs         = "IdleJobs"
