@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/sita"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -170,7 +171,7 @@ func (qf *queueFlags) args(c *cobra.Command, args []string) error {
 
 // read reads the jobs the arguments select from the schedd's queue, and
 // with history those that left it.
-func (qf *queueFlags) read(ctx context.Context, args []string, attr string, history bool) (*sizeSet, error) {
+func (qf *queueFlags) read(ctx context.Context, args []string, sizeAttr string, history bool) (*sizeSet, error) {
 	s, err := qf.g.findSchedd(ctx, qf.name)
 	if err != nil {
 		return nil, err
@@ -181,9 +182,9 @@ func (qf *queueFlags) read(ctx context.Context, args []string, attr string, hist
 		parts = append(parts, "("+c+")")
 	}
 	constraint := strings.Join(parts, " && ")
-	proj := []string{"ClusterId", "ProcId", attr, sita.JobMinSize, sita.JobMaxSize, sita.JobVariability}
+	proj := []string{"ClusterId", "ProcId", sizeAttr, sita.JobMinSize, sita.JobMaxSize, sita.JobVariability, "RemoteHost", "LastRemoteHost"}
 	set := &sizeSet{name: "the queue of " + s.name}
-	add := func(ad *classad.Ad) error { return set.addAd(ad, attr) }
+	add := func(ad *classad.Ad) error { return set.addAd(ad, sizeAttr) }
 	q := wire.JobQuery{JobSelection: wire.JobSelection{IDs: ids, Owners: owners, Constraint: constraint}, Projection: proj}
 	if err := streamAds(ctx, s.client, wire.PathQueue, q, add); err != nil {
 		return nil, err
@@ -712,10 +713,11 @@ func tomlFloat(f float64) string {
 // ---- loads ----
 
 type sitaLoadsOptions struct {
-	n     int
-	pf    paramFlags
-	width int
-	qf    queueFlags
+	n      int
+	pf     paramFlags
+	width  int
+	qf     queueFlags
+	placed bool
 }
 
 func newSitaLoadsCmd(g *globals) *cobra.Command {
@@ -731,11 +733,15 @@ it), else from a fit (--fit) of all the sizes.
 
 With --queue the jobs are those in the schedd's queue and history that the
 arguments (owners, clusters, jobs) and --constraint select: the load the
-pool has had and has waiting.`,
+pool has had and has waiting. With --placed as well, each job that has run
+counts in the interval of the slot it ran on (its RemoteHost, or
+LastRemoteHost, and the slot's SitaInterval in the collector), and the jobs
+that ran outside the interval their size predicts are counted.`,
 		Args: func(c *cobra.Command, args []string) error { return o.qf.args(c, args) },
 		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args) },
 	}
 	o.qf.register(c, "the jobs of the schedd's queue and history")
+	c.Flags().BoolVar(&o.placed, "placed", false, "with --queue, count jobs where they ran, and compare with where their sizes predict")
 	c.Flags().IntVarP(&o.n, "intervals", "n", 0, "number of intervals")
 	o.pf.register(c, false)
 	c.Flags().IntVar(&o.width, "width", 50, "width of the longest bar, in characters")
@@ -764,6 +770,12 @@ func (o *sitaLoadsOptions) run(c *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.placed {
+		if !o.qf.queue {
+			return usageError{errors.New("--placed goes with --queue")}
+		}
+		return o.runPlaced(c, set, place, how)
+	}
 	loads, counts := make([]float64, o.n), make([]int, o.n)
 	for j, s := range set.sizes {
 		i, err := place(j)
@@ -775,11 +787,89 @@ func (o *sitaLoadsOptions) run(c *cobra.Command, args []string) error {
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "%d jobs from %s; intervals from %s\n\n", len(set.sizes), set.name, how)
-	if err := loadBars(loads, counts, o.width).write(w); err != nil {
+	return writeLoads(w, loads, counts, o.width)
+}
+
+// writeLoads writes the bar chart and M.
+func writeLoads(w io.Writer, loads []float64, counts []int, width int) error {
+	if err := loadBars(loads, counts, width).write(w); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "\ntotal load %s; %s\n", load(sum(loads)), imbalanceLine(loads))
+	_, err := fmt.Fprintf(w, "\ntotal load %s; %s\n", load(sum(loads)), imbalanceLine(loads))
 	return err
+}
+
+// runPlaced counts each job in the interval of the slot it ran on.
+func (o *sitaLoadsOptions) runPlaced(c *cobra.Command, set *sizeSet, predict func(int) (int, error), how string) error {
+	slots, err := o.slotIntervals(c.Context())
+	if err != nil {
+		return err
+	}
+	loads, counts := make([]float64, o.n), make([]int, o.n)
+	waiting, unknown, astray := 0, 0, 0
+	for j, s := range set.sizes {
+		host := str(set.ads[j], "RemoteHost")
+		if host == "" {
+			host = str(set.ads[j], "LastRemoteHost")
+		}
+		i, ok := slots[strings.ToLower(host)]
+		switch {
+		case host == "":
+			waiting++
+			continue
+		case !ok || i < 1 || i > o.n:
+			unknown++
+			continue
+		}
+		loads[i-1] += s
+		counts[i-1]++
+		if want, err := predict(j); err != nil {
+			return err
+		} else if want != i {
+			astray++
+		}
+	}
+	w := c.OutOrStdout()
+	fmt.Fprintf(w, "%d jobs from %s, counted where they ran; predictions from %s\n\n", len(set.sizes), set.name, how)
+	if err := writeLoads(w, loads, counts, o.width); err != nil {
+		return err
+	}
+	ran := len(set.sizes) - waiting - unknown
+	fmt.Fprintf(w, "%d of %d jobs that ran did so outside the interval their size predicts\n", astray, ran)
+	if waiting > 0 {
+		fmt.Fprintf(w, "%d jobs have not run yet\n", waiting)
+	}
+	if unknown > 0 {
+		fmt.Fprintf(w, "%d jobs ran on slots with no SITA-E interval of %d in the collector\n", unknown, o.n)
+	}
+	return nil
+}
+
+// slotIntervals returns the collector's slots' SitaInterval by lower-cased
+// slot name.
+func (o *sitaLoadsOptions) slotIntervals(ctx context.Context) (map[string]int, error) {
+	cfg, err := o.qf.g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := o.qf.g.connector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	q := wire.Query{Type: attr.TypeSlot, Constraint: sita.AttrInterval + " isnt undefined",
+		Projection: []string{attr.Name, sita.AttrInterval, sita.AttrIntervals}}
+	ads, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), q)
+	if err != nil {
+		return nil, fmt.Errorf("asking the collector for the slots' intervals: %w", err)
+	}
+	out := map[string]int{}
+	for _, ad := range ads {
+		if n := intOf(ad, sita.AttrIntervals); n != int64(o.n) {
+			continue
+		}
+		out[strings.ToLower(str(ad, attr.Name))] = int(intOf(ad, sita.AttrInterval))
+	}
+	return out, nil
 }
 
 // placer returns how to find job j's interval, and says where the
