@@ -365,11 +365,13 @@ func (s *Server) shutdown() {
 // machineSensors reads this machine's load and idle times.
 type machineSensors struct{ idle *resources.Idle }
 
+// LoadAvg reads the one-minute load average.
 func (m machineSensors) LoadAvg() float64 {
 	l, _ := resources.LoadAvg()
 	return l
 }
 
+// Idle reads the keyboard and console idle times.
 func (m machineSensors) Idle(now time.Time) (int64, int64) { return m.idle.Sample(now) }
 
 var errStopping = errors.New("the startd is shutting down")

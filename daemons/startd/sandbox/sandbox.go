@@ -32,6 +32,7 @@ type EscapeError struct {
 	Reason string
 }
 
+// Error names the file and why it is refused.
 func (e *EscapeError) Error() string { return fmt.Sprintf("file %q: %s", e.Name, e.Reason) }
 
 // Dir is one job's sandbox.

@@ -15,6 +15,7 @@ const (
 	Dynamic                       // carved from a partitionable slot for one claim
 )
 
+// String returns HTCondor's name for the kind (SlotType).
 func (k Kind) String() string {
 	switch k {
 	case Static:
@@ -49,6 +50,7 @@ func (r Resources) Sub(o Resources) Resources {
 	return Resources{r.Cpus - o.Cpus, r.Memory - o.Memory, r.Disk - o.Disk}
 }
 
+// String describes the amounts with their units.
 func (r Resources) String() string {
 	return fmt.Sprintf("%d cpus, %d MiB memory, %d KiB disk", r.Cpus, r.Memory, r.Disk)
 }

@@ -20,6 +20,7 @@ const (
 
 var stateNames = [...]string{Owner: "Owner", Unclaimed: "Unclaimed", Matched: "Matched", Claimed: "Claimed", Preempting: "Preempting", Drained: "Drained"}
 
+// String returns the state's name as slot ads show it.
 func (s State) String() string {
 	if int(s) < len(stateNames) && stateNames[s] != "" {
 		return stateNames[s]
@@ -43,6 +44,7 @@ const (
 
 var activityNames = [...]string{Idle: "Idle", Benchmarking: "Benchmarking", Busy: "Busy", Suspended: "Suspended", Retiring: "Retiring", Vacating: "Vacating", Killing: "Killing"}
 
+// String returns the activity's name as slot ads show it.
 func (a Activity) String() string {
 	if int(a) < len(activityNames) && activityNames[a] != "" {
 		return activityNames[a]
@@ -56,6 +58,7 @@ type Status struct {
 	Activity Activity
 }
 
+// String returns "State/Activity".
 func (s Status) String() string { return s.State.String() + "/" + s.Activity.String() }
 
 // Statuses lists every state/activity pair a slot can be in.
@@ -104,6 +107,7 @@ var eventNames = [...]string{
 	Drain: "Drain", DrainDone: "DrainDone", DrainCancel: "DrainCancel",
 }
 
+// String returns the event's name.
 func (e Event) String() string {
 	if int(e) < len(eventNames) && eventNames[e] != "" {
 		return eventNames[e]

@@ -46,7 +46,10 @@ type planError struct {
 	err   error
 }
 
+// Error describes the problem with the file.
 func (e *planError) Error() string { return e.err.Error() }
+
+// Unwrap returns the problem.
 func (e *planError) Unwrap() error { return e.err }
 
 // planFiles reads and checks the job's files.
