@@ -13,7 +13,6 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
-	"github.com/kite-sched/kite/internal/policy"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -48,10 +47,7 @@ func (s *Server) Cycle(ctx context.Context) error {
 
 	pol := s.cfg.Policy
 	pol.Seed = rep.Seed
-	pol.Strategy, err = policy.New(s.cfg.Strategy)
-	if err != nil {
-		return err
-	}
+	pol.Strategy = s.strategy
 	res := Cycle(snap, &pol)
 	rep.Match = (res.Stats.ClassifyTime + res.Stats.MatchTime).Seconds()
 
@@ -115,6 +111,11 @@ func usage(slots []*classad.Ad) (inUse, limits map[string]float64) {
 	}
 	return inUse, limits
 }
+
+// Significant lists the job attributes the slots and the policy read,
+// which autoclusters group idle jobs by (the simulator's schedds use it
+// as the live schedds use the list the negotiator sends them).
+func Significant(slots []*classad.Ad, pol *Policy) []string { return significant(slots, pol) }
 
 // significant lists the job attributes the pool's slots and the policy
 // read: the schedds group idle jobs into autoclusters by them.

@@ -88,6 +88,9 @@ type Server struct {
 	pending pendingMatches
 	reg     *prometheus.Registry
 	metrics *cycleMetrics
+	// strategy is one instance for the negotiator's life: strategies such
+	// as round-robin carry their state from cycle to cycle.
+	strategy policy.Strategy
 
 	mu     sync.Mutex
 	addr   string
@@ -100,7 +103,8 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if cfg.Interval <= 0 || cfg.Timeout <= 0 || cfg.UpdateInterval <= 0 {
 		return nil, errors.New("negotiator: interval, timeout and update interval must be positive")
 	}
-	if _, err := policy.New(cfg.Strategy); err != nil {
+	strategy, err := policy.New(cfg.Strategy)
+	if err != nil {
 		return nil, fmt.Errorf("negotiator: %w", err)
 	}
 	acct, err := OpenAccountant(cfg.Accountant, cfg.HalfLife, cfg.DefaultFactor)
@@ -116,7 +120,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		env: env, cfg: cfg, log: env.Log.With("component", "negotiator"), acct: acct,
 		now: now, start: now(), ready: make(chan struct{}), trigger: make(chan struct{}, 1),
 		pending: pendingMatches{ttl: 2 * cfg.Timeout, bySlot: map[string]*pendingMatch{}},
-		reg:     reg, metrics: newCycleMetrics(reg),
+		reg:     reg, metrics: newCycleMetrics(reg), strategy: strategy,
 	}, nil
 }
 

@@ -224,3 +224,44 @@ const (
 
 // Universe numbers: Kite runs the vanilla universe.
 const UniverseVanilla = 5
+
+// Attributes of scheduling policies and the simulator (internal/sim): what
+// a host publishes about its queue and speed, and what a job says of its
+// size and kind. Strategies such as least-work-left read them from slot
+// ads; the simulator writes them.
+const (
+	// KiteWork is a job's size in work units (the simulator runs it for
+	// KiteWork / KiteSpeed seconds).
+	KiteWork = "KiteWork"
+	// KiteJobType names a job's kind for per-type metrics and strategies
+	// that balance types (JoSchKa's jobType).
+	KiteJobType = "KiteJobType"
+	// KiteBatch names the batch (a job of paper 002: a set of tasks) a
+	// job belongs to.
+	KiteBatch = "KiteBatch"
+	// KiteArrival is a job's arrival time in seconds from the start of a
+	// simulation (files of job ads for the simulator).
+	KiteArrival = "KiteArrival"
+	// KiteSpeed is a host's current speed in work units per second.
+	KiteSpeed = "KiteSpeed"
+	// KiteWorkLeft is the work, in work units, a host still has to do:
+	// what remains of its running jobs and its queued jobs.
+	KiteWorkLeft = "KiteWorkLeft"
+	// KiteQueueLength counts the jobs queued on a host, running or not.
+	KiteQueueLength = "KiteQueueLength"
+	// KiteBenchmark is a host's benchmark time in milliseconds (JoSchKa's
+	// rB: smaller is faster).
+	KiteBenchmark = "KiteBenchmark"
+	// KiteJobsCompleted and KiteJobsAborted count the jobs a host finished
+	// and lost; KiteWorkTimeCompleted and KiteWorkTimeAborted are the
+	// seconds it worked on them. Differences between two ads give a
+	// strategy each job's outcome.
+	KiteJobsCompleted     = "KiteJobsCompleted"
+	KiteJobsAborted       = "KiteJobsAborted"
+	KiteWorkTimeCompleted = "KiteWorkTimeCompleted"
+	KiteWorkTimeAborted   = "KiteWorkTimeAborted"
+	// KiteRestarts counts a host's failures; KiteUptimeTotal is the
+	// seconds it was up before them (mean uptime = total / restarts).
+	KiteRestarts    = "KiteRestarts"
+	KiteUptimeTotal = "KiteUptimeTotal"
+)
