@@ -224,7 +224,7 @@ func (s *Server) slotUser(name string, known map[string]*starter.User) (*starter
 		return nil, fmt.Errorf("slot user %q is root: jobs must not run as root", name)
 	}
 	if err := sandbox.CheckReachable(s.cfg.ExecuteDir, uid, gid); err != nil {
-		return nil, fmt.Errorf("slot user %q cannot reach the execute directory: %w", name, err)
+		return nil, fmt.Errorf("slot user %q cannot reach the execute directory: %w (set startd.execute_dir to a directory it can reach, such as /var/lib/kite/execute)", name, err)
 	}
 	known[name] = &starter.User{Name: name, UID: uid, GID: gid}
 	return known[name], nil

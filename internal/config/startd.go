@@ -20,7 +20,8 @@ type Startd struct {
 	Name string `toml:"name"`
 	// ExecuteDir holds the jobs' sandboxes, one directory per job;
 	// relative to the configuration file's directory. Disk is measured
-	// on its file system. Typically "/var/lib/kite/execute".
+	// on its file system. When the startd is root, the slot users must be
+	// able to reach it. Typically "/var/lib/kite/execute".
 	ExecuteDir string `toml:"execute_dir"`
 
 	// Cpus, Memory (MiB) and Disk (KiB) override what is detected; 0

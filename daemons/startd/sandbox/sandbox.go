@@ -130,7 +130,7 @@ func (d *Dir) CreateFile(name string, perm fs.FileMode) (*os.File, error) {
 
 // Open opens a regular file of the sandbox for reading. Links are
 // followed only while they stay inside; directories, devices and pipes
-// are refused.
+// are refused, and so are files the sandbox's owner does not own.
 func (d *Dir) Open(name string) (*os.File, error) {
 	if err := d.check(name); err != nil {
 		return nil, err
@@ -140,14 +140,28 @@ func (d *Dir) Open(name string) (*os.File, error) {
 		return nil, d.wrap(name, err)
 	}
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = &EscapeError{name, fmt.Sprintf("is not a regular file (%s)", fi.Mode().Type())}
+	if err == nil {
+		err = d.readable(name, fi)
 	}
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// readable refuses what the job should not hand back: anything but a
+// regular file, and, when the job runs as its own user, a file that user
+// does not own (a hard link to someone else's file).
+func (d *Dir) readable(name string, fi fs.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return &EscapeError{name, fmt.Sprintf("is not a regular file (%s)", fi.Mode().Type())}
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if d.owner != nil && ok && int(st.Uid) != d.owner.UID {
+		return &EscapeError{name, fmt.Sprintf("belongs to uid %d, not to the job's user (uid %d)", st.Uid, d.owner.UID)}
+	}
+	return nil
 }
 
 // Files lists the files name stands for: itself, or for a directory every

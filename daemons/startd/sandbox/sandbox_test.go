@@ -172,6 +172,21 @@ func TestOwner(t *testing.T) {
 			t.Errorf("%s belongs to %d:%d", p, st.Uid, st.Gid)
 		}
 	}
+	if f, err := d.Open("in"); err != nil {
+		t.Errorf("the job's own file: %v", err)
+	} else {
+		f.Close()
+	}
+	// A hard link to a file of another user (root here) is not sent back.
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("root's"), 0o600)
+	if err := os.Link(secret, filepath.Join(d.Path, "stolen")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Open("stolen")
+	if err == nil || !strings.Contains(err.Error(), `file "stolen": belongs to uid 0, not to the job's user (uid 65534)`) {
+		t.Errorf("a hard link to root's file: %v", err)
+	}
 }
 
 func TestCheckReachable(t *testing.T) {
