@@ -59,7 +59,8 @@ func (d Pareto) Boundaries(n int) (Intervals, error) {
 // an expression holding it means the same after a trip through text (the
 // wire's JSON form carries expressions as text).
 func fraction(j, n int) float64 {
-	f, _ := strconv.ParseFloat(string(ast.AppendReal(nil, float64(j)/float64(n))), 64)
+	var buf [32]byte
+	f, _ := strconv.ParseFloat(string(ast.AppendReal(buf[:0], float64(j)/float64(n))), 64)
 	return f
 }
 
