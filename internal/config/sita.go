@@ -28,7 +28,9 @@ type Sita struct {
 	// Source says where the bounded Pareto parameters k, p, a come from:
 	// "job" (each job's Min_size_of_job, Max_size_of_job and
 	// Pareto_variability, as `sita_fit` in a submit file writes them) or
-	// "config" (K, P and A below).
+	// "config" (K, P and A below). A job without the size attribute, or
+	// with source = "job" and no k, p, a below, without all three of its
+	// own, is not sized: every slot admits it.
 	Source string `toml:"source"`
 	// K, P and A are the bounded Pareto B(k, p, a): the smallest size,
 	// the largest (in the size attribute's unit) and the variability
