@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,11 +43,11 @@ func newMasterCmd(g *globals) *cobra.Command {
 // childCommand runs a daemon with this process's binary, configuration
 // and overrides.
 func (g *globals) childCommand() master.Command {
-	self, err := os.Executable()
-	if err != nil {
-		self = os.Args[0]
-	}
+	self := selfPath()
 	conf := g.findConfig()
+	if abs, err := filepath.Abs(conf); err == nil && conf != "" {
+		conf = abs
+	}
 	return func(kind string) *exec.Cmd {
 		args := []string{kind}
 		if conf != "" {
@@ -57,6 +58,21 @@ func (g *globals) childCommand() master.Command {
 		}
 		return exec.Command(self, args...)
 	}
+}
+
+// selfPath is how to run this program again: the name it was started by,
+// made absolute (a link keeps its name, which multi-call test binaries
+// need), else the executable's path.
+func selfPath() string {
+	if p, err := exec.LookPath(os.Args[0]); err == nil {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		return exe
+	}
+	return os.Args[0]
 }
 
 func newMasterCommandCmd(g *globals, name, short, path string) *cobra.Command {
