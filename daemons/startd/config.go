@@ -19,7 +19,7 @@ type Config struct {
 	// Cpus, Memory (MiB) and Disk (KiB) replace what is detected when
 	// not 0.
 	Cpus, Memory, Disk int64
-	Layout             []slots.Type // how the machine is divided
+	Layout             []slots.Type // how the machine is divided; a type's User overrides SlotUser
 	SlotUser           string       // jobs' account when the startd is root; "" runs them as the startd
 
 	UpdateInterval, UpdateDelay time.Duration
@@ -74,17 +74,13 @@ func ConfigFrom(c *config.Config) Config {
 // layoutFrom turns slots/partitionable or the slot types into a layout.
 func layoutFrom(s *config.Startd) []slots.Type {
 	if len(s.SlotTypes) == 0 {
-		return slots.Equal(s.Slots, s.Partitionable, s.SlotUser)
+		return slots.Equal(s.Slots, s.Partitionable, "")
 	}
 	var out []slots.Type
 	for _, name := range sortedNames(s.SlotTypes) {
 		t := s.SlotTypes[name]
-		user := t.User
-		if user == "" {
-			user = s.SlotUser
-		}
 		out = append(out, slots.Type{Name: name, Count: t.Count, Cpus: share(t.Cpus), Memory: share(t.Memory),
-			Disk: share(t.Disk), Partitionable: t.Partitionable, User: user})
+			Disk: share(t.Disk), Partitionable: t.Partitionable, User: t.User})
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // Owner while the owner is there.
 func TestDesktopPolicy(t *testing.T) {
 	h := newHarness(t, func(c *Config) {
-		c.Layout = slots.Equal(1, false, c.SlotUser)
+		c.Layout = slots.Equal(1, false, "")
 		c.Policy = append(c.Policy, policy("Start", "KeyboardIdle > 60")...)
 		c.Policy = append(c.Policy, policy("Suspend", "KeyboardIdle < 60")...)
 		c.Policy = append(c.Policy, policy("Continue", "KeyboardIdle > 120")...)

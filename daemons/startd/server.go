@@ -177,6 +177,9 @@ func (s *Server) layout() error {
 	users := map[string]*starter.User{}
 	for _, sl := range laid {
 		st := &slotState{Slot: sl, name: s.fullName(sl.Name()), claimID: newClaimID()}
+		if sl.User == "" {
+			sl.User = s.cfg.SlotUser
+		}
 		if st.user, err = s.slotUser(sl.User, users); err != nil {
 			return err
 		}
