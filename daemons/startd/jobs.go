@@ -6,6 +6,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/daemons/startd/starter"
+	"github.com/kite-sched/kite/internal/wire"
 )
 
 // runJob starts a job on a claimed slot (the lock is held).
@@ -19,18 +20,17 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval,
 		Transfer: sc, Report: sc.report, MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
+		Ended: func(wire.JobUpdate) { s.jobEnded(st, c) },
 	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
 	c.run = run
 	s.apply(st, slots.Activate)
 	s.log.Info("job activated", "slot", st.name, "job", jobID)
-	s.jobs.Go(func() {
-		<-run.Done()
-		s.jobEnded(st, c)
-	})
+	s.jobs.Go(func() { <-run.Done() })
 }
 
-// jobEnded moves a slot on once its job is gone: back to Claimed/Idle,
-// or, when the claim is ending, to free.
+// jobEnded moves a slot on once its job is gone, before the schedd
+// hears of it: back to Claimed/Idle, or, when the claim is ending, to
+// free.
 func (s *Server) jobEnded(st *slotState, c *claim) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -64,6 +64,16 @@ func TestJobRunsEndToEnd(t *testing.T) {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
 	}
+	// The schedd reuses the claim for its next job as soon as it hears
+	// the first one ended.
+	next := jobAd(t, "ProcId = 1\nCmd = \"/home/alice/next.sh\"")
+	h.schedd.inputs["/home/alice/next.sh"] = "#!/bin/sh\nexit 0\n"
+	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: next}); err != nil {
+		t.Fatalf("reusing the claim: %v", err)
+	}
+	if u1, u2 := h.schedd.next(), h.schedd.next(); u1.Job != "12.1" || u1.Event != wire.EventStarted || u2.Event != wire.EventExited || u2.ExitCode != 0 {
+		t.Fatalf("the second job: %+v %+v", u1, u2)
+	}
 	h.waitAds("the slot idle again", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
 	if err := h.schedd.call(wire.PathRelease, wire.ClaimRef{ClaimID: res.ClaimID}); err != nil {
 		t.Fatal(err)

@@ -114,6 +114,9 @@ func (p *plan) addInput(name string) error {
 	}
 	local := path.Base(name)
 	for _, in := range p.inputs {
+		if in.remote == name {
+			return nil // named twice: fetched once
+		}
 		if in.local == local {
 			return &sandbox.EscapeError{Name: name, Reason: fmt.Sprintf("lands on %s, like %q", local, in.remote)}
 		}
@@ -149,15 +152,10 @@ func (p *plan) standardFiles(ad *classad.Ad) error {
 	return nil
 }
 
-// splitList splits HTCondor's comma-separated file lists.
+// splitList splits HTCondor's file lists, separated by commas or white
+// space.
 func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
 }
 
 // stringAttr evaluates a string attribute of the job ("" if not one).

@@ -21,6 +21,9 @@ func (s *Starter) run() {
 	s.result = u
 	s.mu.Unlock()
 	s.log.Info("job over", "event", u.Event, "exit_code", u.ExitCode, "signal", u.ExitSignal, "reason", u.Reason)
+	if s.cfg.Ended != nil {
+		s.cfg.Ended(u)
+	}
 	s.report(u)
 	s.cancel()
 }

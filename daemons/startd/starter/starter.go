@@ -49,6 +49,10 @@ type Config struct {
 	Transfer       Transfer
 	// Report sends a job event to the schedd; the starter waits for it.
 	Report func(ctx context.Context, u wire.JobUpdate) error
+	// Ended, when set, is told the job's last event once the job is gone
+	// and cleaned up, before the event is reported: a schedd that hears
+	// of the end may use the slot again at once.
+	Ended func(u wire.JobUpdate)
 	// MachineAd is written to the sandbox for the job (without secrets).
 	MachineAd *classad.Ad
 	Log       *slog.Logger
