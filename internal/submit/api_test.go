@@ -1,10 +1,13 @@
 package submit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kite-sched/kite/classad"
 )
 
 // TestLocalEnv submits from a real directory: files, globs and a command
@@ -143,5 +146,25 @@ func TestLocalHost(t *testing.T) {
 	}
 	if archName("amd64") != "X86_64" || opSysName("linux") != "LINUX" || opSysName("darwin") != "OSX" {
 		t.Errorf("arch/opsys names")
+	}
+}
+
+func TestClusterAppendJSON(t *testing.T) {
+	d, _, err := Parse("t.sub", []byte("executable = /bin/true\narguments = $(Process)\nqueue 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, err := d.Expand(Env{Dir: "/tmp", Cluster: 7, Owner: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ads, _, err := classad.ParseJSONArray(c.AppendJSON(nil))
+	if err != nil || len(ads) != 4 {
+		t.Fatalf("%d ads, %v", len(ads), err)
+	}
+	for i, p := range ads[1:] {
+		if v, _ := classad.EvalAttr(p, "ProcId", nil); v.String() != fmt.Sprint(i) {
+			t.Errorf("proc %d has ProcId %v", i, v)
+		}
 	}
 }

@@ -6,10 +6,15 @@ package start
 
 import (
 	"context"
+	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/kite-sched/kite/daemons/collector"
 	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/daemons/schedd"
+	"github.com/kite-sched/kite/daemons/startd"
 	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/pooltest"
 )
@@ -20,19 +25,47 @@ type service interface {
 	Ready() <-chan struct{}
 }
 
-// run starts svc and stops it when the test ends, failing the test if it
-// ends with an error.
+var (
+	stopMu sync.Mutex
+	stops  = map[any]func(){}
+)
+
+// Stop stops a daemon started here before the test ends, as a signal
+// would: gracefully, and waits until it has stopped.
+func Stop(t testing.TB, svc any) {
+	t.Helper()
+	stopMu.Lock()
+	stop := stops[svc]
+	stopMu.Unlock()
+	if stop == nil {
+		t.Fatalf("start.Stop: %T was not started here, or stopped already", svc)
+	}
+	stop()
+}
+
+// run starts svc and stops it when the test ends (or Stop asks), failing
+// the test if it ends with an error.
 func run(t testing.TB, kind string, svc service) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("%s: %v", kind, err)
-		}
-	})
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("%s: %v", kind, err)
+			}
+			stopMu.Lock()
+			delete(stops, svc)
+			stopMu.Unlock()
+		})
+	}
+	stopMu.Lock()
+	stops[svc] = stop
+	stopMu.Unlock()
+	t.Cleanup(stop)
 	select {
 	case <-svc.Ready():
 	case err := <-done:
@@ -68,5 +101,46 @@ func Negotiator(t testing.TB, p *pooltest.Pool, edit func(*negotiator.Config)) *
 		t.Fatal(err)
 	}
 	run(t, "negotiator", s)
+	return s
+}
+
+// Schedd starts a schedd at addr with its queue in a directory of the
+// test, changed by edit when it is not nil.
+func Schedd(t testing.TB, p *pooltest.Pool, addr string, edit func(*schedd.Config)) *schedd.Server {
+	t.Helper()
+	cfg := schedd.ConfigFrom(p.Config)
+	cfg.Listen, cfg.Name = addr, addr
+	cfg.Spool = filepath.Join(p.Dir, "spool-"+addr)
+	cfg.UpdateDelay = 10 * time.Millisecond
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := schedd.New(p.Env("schedd"), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, "schedd", s)
+	return s
+}
+
+// Startd starts a startd at addr whose machine is called name, with its
+// sandboxes in a directory of the test and jobs run as the test's user,
+// changed by edit when it is not nil.
+func Startd(t testing.TB, p *pooltest.Pool, addr, name string, edit func(*startd.Config)) *startd.Server {
+	t.Helper()
+	cfg := startd.ConfigFrom(p.Config)
+	cfg.Listen, cfg.Name = addr, name
+	cfg.ExecuteDir = filepath.Join(p.Dir, "execute-"+name)
+	cfg.SlotUser = ""
+	cfg.UpdateDelay = 10 * time.Millisecond
+	cfg.Cgroups = false
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := startd.New(p.Env("startd"), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, "startd", s)
 	return s
 }
