@@ -9,17 +9,28 @@ import (
 	"github.com/kite-sched/kite/internal/attr"
 )
 
-// eventBatch gathers the user log events of one queue transaction, written
-// once it commits, in commit order, one write per log file.
+// eventBatch gathers the user log events of one queue transaction,
+// formatted as they are added and written once the transaction commits, in
+// commit order, one write per log file.
 type eventBatch struct {
-	s      *Server
-	byPath map[string][]userlog.Event
-	order  []string
+	s     *Server
+	f     userlog.Formatter
+	bufs  map[string][]byte
+	order []string
+	hint  int
 }
 
-func (s *Server) newEvents() *eventBatch { return &eventBatch{s: s} }
+func (s *Server) newEvents() *eventBatch {
+	return &eventBatch{s: s, f: userlog.Formatter{Options: s.events.Options}}
+}
 
-// add queues ev for the job's log, if it has one (UserLog).
+// sized expects n events (to size the buffer).
+func (b *eventBatch) sized(n int) *eventBatch {
+	b.hint = n
+	return b
+}
+
+// add formats ev for the job's log, if it has one (UserLog).
 func (b *eventBatch) add(v *queue.View, ev userlog.Event) {
 	path := stringAttr(v, attr.UserLog)
 	if path == "" {
@@ -27,15 +38,17 @@ func (b *eventBatch) add(v *queue.View, ev userlog.Event) {
 	}
 	ev.Job = userlog.JobID{Cluster: v.ID.Cluster, Proc: v.ID.Proc}
 	if ev.Time.IsZero() {
-		ev.Time = b.s.now()
+		ev.Time = b.s.now().Truncate(time.Second)
 	}
-	if b.byPath == nil {
-		b.byPath = map[string][]userlog.Event{}
+	if b.bufs == nil {
+		b.bufs = map[string][]byte{}
 	}
-	if _, ok := b.byPath[path]; !ok {
+	buf, ok := b.bufs[path]
+	if !ok {
 		b.order = append(b.order, path)
+		buf = make([]byte, 0, max(b.hint, 1)*128)
 	}
-	b.byPath[path] = append(b.byPath[path], ev)
+	b.bufs[path] = b.f.Append(buf, &ev)
 }
 
 // after writes the events once tx commits. A log that cannot be written
@@ -46,7 +59,7 @@ func (b *eventBatch) after(tx *queue.Tx) {
 	}
 	tx.AfterCommit(func() {
 		for _, path := range b.order {
-			if err := b.s.events.Append(path, b.byPath[path]...); err != nil {
+			if err := b.s.events.Write(path, b.bufs[path]); err != nil {
 				b.s.log.Warn("job event log not written", "log", path, "err", err)
 			}
 		}

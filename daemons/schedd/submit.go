@@ -2,7 +2,10 @@ package schedd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 
 	"github.com/kite-sched/kite/classad"
@@ -28,7 +31,7 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err != nil || cluster < 1 {
 		return nil, wire.BadRequest("submit: the query needs cluster=N, a cluster id from %s", wire.PathNewCluster)
 	}
-	body, err := r.Body()
+	body, err := readBody(r)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +69,7 @@ func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*cl
 		if err != nil {
 			return wire.Conflict("submit: %v", err)
 		}
-		ev := s.newEvents()
+		ev := s.newEvents().sized(len(procs))
 		host := "<" + s.Addr() + ">"
 		for j := range c.Jobs {
 			v := j.View()
@@ -139,4 +142,21 @@ func checkStatus(ad *classad.Ad, what string) error {
 func isInt(e ast.Expr, n int64) bool {
 	l, ok := e.(*ast.Literal)
 	return ok && l.Kind == ast.IntLit && l.Int == n
+}
+
+// readBody reads a request body into a buffer of its announced length.
+func readBody(r *wire.Request) ([]byte, error) {
+	n := r.HTTP.ContentLength
+	if n <= 0 || n > 1<<31 {
+		return r.Body()
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r.HTTP.Body, buf); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		return nil, wire.BadRequest("request body: %v", err)
+	}
+	return buf, nil
 }

@@ -80,18 +80,18 @@ func (o *historyOptions) run(ctx context.Context, w io.Writer, args []string) er
 	case o.json:
 		return printJSON(w, ads)
 	}
-	return historyTable(ads, time.Now()).write(w)
+	return historyTable(adRows(ads), time.Now()).write(w)
 }
 
 // historyTable is condor_history's default view.
-func historyTable(ads []*classad.Ad, now time.Time) *table {
+func historyTable(ads []*row, now time.Time) *table {
 	t := &table{
 		headers: []string{"ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST", "COMPLETED", "CMD"},
 		right:   []bool{true, false, false, true, false, false, false},
 	}
 	for _, ad := range ads {
-		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.QDate)), runTime(ad, now),
-			attr.StatusLetter(intOf(ad, attr.JobStatus)), shortDate(intOf(ad, attr.CompletionDate)), command(ad))
+		t.add(ad.id(), ad.str(attr.Owner), shortDate(ad.int(attr.QDate)), runTime(ad, now),
+			attr.StatusLetter(ad.int(attr.JobStatus)), shortDate(ad.int(attr.CompletionDate)), command(ad))
 	}
 	return t
 }

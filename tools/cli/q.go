@@ -64,6 +64,9 @@ held ones with their reasons, -run the running ones with their hosts; -long,
 	return c
 }
 
+// batchAttrs are what the batch summary needs of each job.
+var batchAttrs = []string{attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.JobStatus, "TotalSubmitProcs"}
+
 // tableAttrs are what the tables need of each job.
 var tableAttrs = []string{
 	attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.JobStatus, "TotalSubmitProcs",
@@ -100,17 +103,24 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 	if af != nil {
 		return o.printAF(ctx, w, s, q, af)
 	}
-	var ads []*classad.Ad
-	if err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
-		return err
-	}
-	switch {
-	case o.long:
-		return printLong(w, ads)
-	case o.json:
+	if o.long || o.json {
+		var ads []*classad.Ad
+		if err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
+			return err
+		}
+		if o.long {
+			return printLong(w, ads)
+		}
 		return printJSON(w, ads)
 	}
-	return o.printTables(w, s, ads, totals, q)
+	if !o.nobatch && !o.hold && !o.run {
+		q.Projection = batchAttrs
+	}
+	var rows []*row
+	if err := streamRows(ctx, s.client, wire.PathQueue, q, func(r *row) error { rows = append(rows, r); return nil }); err != nil {
+		return err
+	}
+	return o.printTables(w, s, rows, totals, q)
 }
 
 // leadingIDs returns the job ids before -af's expressions: kite q 12 -af
@@ -130,11 +140,20 @@ func (o *qOptions) printAF(ctx context.Context, w io.Writer, s *scheddConn, q wi
 		af.print(bw, nil)
 		af.headings = false
 	}
-	one := []*classad.Ad{nil}
-	err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error {
-		one[0] = ad
-		return af.print(bw, one)
-	})
+	var err error
+	if names, ok := plainNames(af); ok {
+		var buf []byte
+		err = streamRows(ctx, s.client, wire.PathQueue, q, func(r *row) error {
+			buf = printRow(bw, af, names, r, buf)
+			return nil
+		})
+	} else {
+		one := []*classad.Ad{nil}
+		err = streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error {
+			one[0] = ad
+			return af.print(bw, one)
+		})
+	}
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
 	}
@@ -164,7 +183,7 @@ func (o *qOptions) query(args []string, caller string) wire.JobQuery {
 	return q
 }
 
-func (o *qOptions) printTables(w io.Writer, s *scheddConn, ads []*classad.Ad, totals wire.QueueTotals, q wire.JobQuery) error {
+func (o *qOptions) printTables(w io.Writer, s *scheddConn, ads []*row, totals wire.QueueTotals, q wire.JobQuery) error {
 	now := o.now()
 	if !o.total {
 		fmt.Fprintf(w, "\n\n-- Schedd: %s : <%s> @ %s\n", s.name, s.addr, now.Format("01/02/06 15:04:05"))
@@ -192,11 +211,11 @@ func (o *qOptions) printTables(w io.Writer, s *scheddConn, ads []*classad.Ad, to
 	return nil
 }
 
-func countAds(ads []*classad.Ad) wire.StatusCounts {
+func countAds(ads []*row) wire.StatusCounts {
 	var c wire.StatusCounts
 	for _, ad := range ads {
 		c.Jobs++
-		switch intOf(ad, attr.JobStatus) {
+		switch ad.int(attr.JobStatus) {
 		case attr.Completed:
 			c.Completed++
 		case attr.Removed:
@@ -226,19 +245,20 @@ type qBatch struct {
 	submitted       int64
 	done, total     int64
 	run, idle, held int
-	ids             []string
+	jobs            int
+	first, last     string
+	lastRow         *row
 	clusters        map[int64]bool
-	first           int
 }
 
 // batchTable summarises jobs by batch: a cluster, or the jobs of an owner
 // that share a batch name.
-func batchTable(ads []*classad.Ad) *table {
+func batchTable(ads []*row) *table {
 	byKey := map[string]*qBatch{}
 	var order []*qBatch
-	for i, ad := range ads {
-		owner, name := str(ad, attr.Owner), str(ad, attr.JobBatchName)
-		cluster := intOf(ad, attr.ClusterID)
+	for _, ad := range ads {
+		owner, name := ad.str(attr.Owner), ad.str(attr.JobBatchName)
+		cluster := ad.int(attr.ClusterID)
 		key := owner + "\x00" + name
 		if name == "" {
 			name = "ID: " + strconv.FormatInt(cluster, 10)
@@ -246,16 +266,16 @@ func batchTable(ads []*classad.Ad) *table {
 		}
 		b := byKey[key]
 		if b == nil {
-			b = &qBatch{owner: owner, name: name, submitted: intOf(ad, attr.QDate), clusters: map[int64]bool{}, first: i}
+			b = &qBatch{owner: owner, name: name, submitted: ad.int(attr.QDate), clusters: map[int64]bool{}}
 			byKey[key] = b
 			order = append(order, b)
 		}
 		if !b.clusters[cluster] {
 			b.clusters[cluster] = true
-			b.total += intOf(ad, "TotalSubmitProcs")
+			b.total += ad.int("TotalSubmitProcs")
 		}
-		b.submitted = min(b.submitted, intOf(ad, attr.QDate))
-		switch intOf(ad, attr.JobStatus) {
+		b.submitted = min(b.submitted, ad.int(attr.QDate))
+		switch ad.int(attr.JobStatus) {
 		case attr.Running:
 			b.run++
 		case attr.Idle:
@@ -263,11 +283,16 @@ func batchTable(ads []*classad.Ad) *table {
 		case attr.Held:
 			b.held++
 		}
-		b.ids = append(b.ids, jobID(ad))
+		if b.jobs == 0 {
+			b.first = ad.id()
+		}
+		b.jobs++
+		b.lastRow = ad
 	}
 	anyHeld := false
 	for _, b := range order {
-		b.done = max(b.total-int64(len(b.ids)), 0)
+		b.last = b.lastRow.id()
+		b.done = max(b.total-int64(b.jobs), 0)
 		anyHeld = anyHeld || b.held > 0
 	}
 	headers := []string{"OWNER", "BATCH_NAME", "SUBMITTED", "DONE", "RUN", "IDLE"}
@@ -284,7 +309,7 @@ func batchTable(ads []*classad.Ad) *table {
 		if anyHeld {
 			row = append(row, dash(int64(b.held)))
 		}
-		row = append(row, strconv.FormatInt(max(b.total, int64(len(b.ids))), 10), idRange(b.ids))
+		row = append(row, strconv.FormatInt(max(b.total, int64(b.jobs)), 10), idRange(b.first, b.last))
 		t.add(row...)
 	}
 	return t
@@ -299,11 +324,10 @@ func dash(n int64) string {
 }
 
 // idRange prints the first and last job ids of a batch.
-func idRange(ids []string) string {
-	if len(ids) == 1 {
-		return ids[0]
+func idRange(first, last string) string {
+	if first == last {
+		return first
 	}
-	first, last := ids[0], ids[len(ids)-1]
 	fc, _, _ := strings.Cut(first, ".")
 	lc, lp, _ := strings.Cut(last, ".")
 	if fc == lc {
@@ -320,10 +344,10 @@ func shortDate(unix int64) string {
 }
 
 // runTime is a job's wall time: past runs and the current one.
-func runTime(ad *classad.Ad, now time.Time) string {
-	secs := intOf(ad, attr.RemoteWallClockTime)
-	if intOf(ad, attr.JobStatus) == attr.Running {
-		if start := intOf(ad, attr.JobCurrentStartDate); start > 0 {
+func runTime(ad interface{ int(string) int64 }, now time.Time) string {
+	secs := ad.int(attr.RemoteWallClockTime)
+	if ad.int(attr.JobStatus) == attr.Running {
+		if start := ad.int(attr.JobCurrentStartDate); start > 0 {
 			secs += now.Unix() - start
 		}
 	}
@@ -331,11 +355,11 @@ func runTime(ad *classad.Ad, now time.Time) string {
 }
 
 // command is a job's executable and arguments, as condor_q's CMD.
-func command(ad *classad.Ad) string {
-	cmd := path.Base(str(ad, attr.Cmd))
-	args := str(ad, attr.Arguments)
+func command(ad interface{ str(string) string }) string {
+	cmd := path.Base(ad.str(attr.Cmd))
+	args := ad.str(attr.Arguments)
 	if args == "" {
-		args = str(ad, attr.Args)
+		args = ad.str(attr.Args)
 	}
 	if args != "" {
 		cmd += " " + args
@@ -344,41 +368,41 @@ func command(ad *classad.Ad) string {
 }
 
 // jobTable is -nobatch: one line per job.
-func jobTable(ads []*classad.Ad, now time.Time) *table {
+func jobTable(ads []*row, now time.Time) *table {
 	t := &table{
 		headers: []string{"ID", "OWNER", "SUBMITTED", "RUN_TIME", "ST", "PRI", "SIZE", "CMD"},
 		right:   []bool{true, false, false, true, false, true, true, false},
 	}
 	for _, ad := range ads {
-		size := float64(intOf(ad, attr.MemoryUsage))
-		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.QDate)), runTime(ad, now),
-			attr.StatusLetter(intOf(ad, attr.JobStatus)), strconv.FormatInt(intOf(ad, attr.JobPrio), 10),
+		size := float64(ad.int(attr.MemoryUsage))
+		t.add(ad.id(), ad.str(attr.Owner), shortDate(ad.int(attr.QDate)), runTime(ad, now),
+			attr.StatusLetter(ad.int(attr.JobStatus)), strconv.FormatInt(ad.int(attr.JobPrio), 10),
 			strconv.FormatFloat(size, 'f', 1, 64), command(ad))
 	}
 	return t
 }
 
 // holdTable is -hold: held jobs and why.
-func holdTable(ads []*classad.Ad, now time.Time) *table {
+func holdTable(ads []*row, now time.Time) *table {
 	t := &table{
 		headers: []string{"ID", "OWNER", "HELD_SINCE", "CODE/SUB", "HOLD_REASON"},
 		right:   []bool{true, false, false, false, false},
 	}
 	for _, ad := range ads {
-		code := fmt.Sprintf("%d/%d", intOf(ad, attr.HoldReasonCode), intOf(ad, attr.HoldReasonSubCode))
-		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.EnteredCurrentStatus)), code, str(ad, attr.HoldReason))
+		code := fmt.Sprintf("%d/%d", ad.int(attr.HoldReasonCode), ad.int(attr.HoldReasonSubCode))
+		t.add(ad.id(), ad.str(attr.Owner), shortDate(ad.int(attr.EnteredCurrentStatus)), code, ad.str(attr.HoldReason))
 	}
 	return t
 }
 
 // runTable is -run: running jobs and where.
-func runTable(ads []*classad.Ad, now time.Time) *table {
+func runTable(ads []*row, now time.Time) *table {
 	t := &table{
 		headers: []string{"ID", "OWNER", "SUBMITTED", "RUN_TIME", "HOST(S)"},
 		right:   []bool{true, false, false, true, false},
 	}
 	for _, ad := range ads {
-		t.add(jobID(ad), str(ad, attr.Owner), shortDate(intOf(ad, attr.QDate)), runTime(ad, now), str(ad, attr.RemoteHost))
+		t.add(ad.id(), ad.str(attr.Owner), shortDate(ad.int(attr.QDate)), runTime(ad, now), ad.str(attr.RemoteHost))
 	}
 	return t
 }

@@ -97,7 +97,7 @@ func submitTo(ctx context.Context, c *wire.Client, d *submit.Description, env su
 	if len(cl.Procs) == 0 {
 		return wire.SubmitResult{}, fmt.Errorf("%s: no jobs to submit (queue 0)", d.File())
 	}
-	body := classad.AppendJSONArray(nil, append([]*classad.Ad{cl.Ad}, cl.Procs...))
+	body := encodeCluster(cl)
 	var res wire.SubmitResult
 	err = c.CallRaw(ctx, "POST", wire.PathSubmit+"?cluster="+strconv.FormatInt(nc.Cluster, 10), body, &res)
 	return res, err
@@ -123,4 +123,21 @@ func readSubmitFile(stdin io.Reader, file string) ([]byte, error) {
 		return io.ReadAll(stdin)
 	}
 	return os.ReadFile(file)
+}
+
+// encodeCluster writes a cluster as the submit endpoint takes it: a JSON
+// array, the cluster ad then each proc's own ad, in a buffer sized from
+// the first proc.
+func encodeCluster(cl *submit.Cluster) []byte {
+	buf := classad.AppendJSON([]byte{'['}, cl.Ad, false)
+	for i, p := range cl.Procs {
+		start := len(buf)
+		buf = append(buf, ',')
+		buf = classad.AppendJSON(buf, p, false)
+		if i == 0 {
+			per := len(buf) - start + 8
+			buf = append(make([]byte, 0, len(buf)+per*len(cl.Procs)), buf...)
+		}
+	}
+	return append(buf, ']')
 }

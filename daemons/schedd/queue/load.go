@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -66,7 +67,11 @@ func (q *Queue) loadClusters(b *bolt.Bucket) error {
 
 // loadProcs reads every proc, parsing on all cores: the cursor walk is
 // cheap, the JSON is not.
+//
+// The collector runs less often meanwhile: reading a queue allocates a
+// lot and frees nothing, and collecting as it grows would only waste time.
 func (q *Queue) loadProcs(b *bolt.Bucket) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	type item struct {
 		id  JobID
 		val []byte

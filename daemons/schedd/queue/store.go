@@ -45,9 +45,13 @@ func clusterKey(c int64) []byte { return u64(uint64(c)) }
 
 func procKey(id JobID) []byte {
 	k := make([]byte, 16)
+	putProcKey(k, id)
+	return k
+}
+
+func putProcKey(k []byte, id JobID) {
 	binary.BigEndian.PutUint64(k, uint64(id.Cluster))
 	binary.BigEndian.PutUint64(k[8:], uint64(id.Proc))
-	return k
 }
 
 func parseProcKey(k []byte) (JobID, error) {

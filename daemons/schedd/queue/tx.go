@@ -3,6 +3,7 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
@@ -201,8 +202,10 @@ func (tx *Tx) install() *commit {
 func (tx *Tx) installCluster(c *Cluster) {
 	q := tx.q
 	q.addCluster(c)
+	tx.writes = slices.Grow(tx.writes, len(c.procs)+1)
 	tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), classad.AppendJSON(nil, c.ad, false)})
 	raws := tx.raws[c]
+	keys := make([]byte, 16*len(c.procs)) // one allocation for every key
 	for i, j := range c.procs {
 		q.count(c.Owner, j.status, 1)
 		var val []byte
@@ -211,7 +214,9 @@ func (tx *Tx) installCluster(c *Cluster) {
 		} else {
 			val = classad.AppendJSON(nil, j.own, false)
 		}
-		tx.writes = append(tx.writes, write{bucketProcs, procKey(j.ID), val})
+		key := keys[16*i : 16*i+16 : 16*i+16]
+		putProcKey(key, j.ID)
+		tx.writes = append(tx.writes, write{bucketProcs, key, val})
 	}
 	tx.signal = true
 }

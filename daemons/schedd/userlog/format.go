@@ -19,7 +19,23 @@ type Options struct {
 
 // Append appends one event in HTCondor's text format, "..." line included.
 func (o Options) Append(buf []byte, ev *Event) []byte {
-	buf = o.header(buf, ev)
+	var f Formatter
+	f.Options = o
+	return f.Append(buf, ev)
+}
+
+// Formatter formats events like Options.Append, remembering the last
+// header time it printed: a batch of events of one second (a submit of
+// 100 000 jobs) formats its time once.
+type Formatter struct {
+	Options
+	last     time.Time
+	lastText []byte
+}
+
+// Append appends one event in HTCondor's text format, "..." line included.
+func (f *Formatter) Append(buf []byte, ev *Event) []byte {
+	buf = f.header(buf, ev)
 	if f := bodies[ev.Code]; f != nil {
 		return append(f(buf, ev), "...\n"...)
 	}
@@ -28,7 +44,7 @@ func (o Options) Append(buf []byte, ev *Event) []byte {
 }
 
 // header writes "005 (012.003.000) 2026-11-22 13:09:28 ".
-func (o Options) header(buf []byte, ev *Event) []byte {
+func (f *Formatter) header(buf []byte, ev *Event) []byte {
 	buf = pad3(buf, int64(ev.Code))
 	buf = append(buf, " ("...)
 	buf = pad3(buf, ev.Job.Cluster)
@@ -37,7 +53,15 @@ func (o Options) header(buf []byte, ev *Event) []byte {
 	buf = append(buf, '.')
 	buf = pad3(buf, ev.Job.SubProc)
 	buf = append(buf, ") "...)
-	t := ev.Time
+	if f.lastText == nil || !ev.Time.Equal(f.last) {
+		f.last, f.lastText = ev.Time, f.timeText(f.lastText[:0], ev.Time)
+	}
+	buf = append(buf, f.lastText...)
+	return append(buf, ' ')
+}
+
+// timeText formats a header's time.
+func (o Options) timeText(buf []byte, t time.Time) []byte {
 	if o.UTC {
 		t = t.UTC()
 	} else {
@@ -54,7 +78,7 @@ func (o Options) header(buf []byte, ev *Event) []byte {
 	if o.UTC {
 		buf = append(buf, 'Z')
 	}
-	return append(buf, ' ')
+	return buf
 }
 
 // pad3 writes n with at least three digits, as %03d does.

@@ -40,9 +40,27 @@ func (l *Log) Append(path string, events ...Event) error {
 	m.Lock()
 	defer m.Unlock()
 	var buf []byte
+	f := Formatter{Options: l.Options}
 	for i := range events {
-		buf = l.Options.Append(buf, &events[i])
+		buf = f.Append(buf, &events[i])
 	}
+	return l.appendBytes(path, buf)
+}
+
+// Write appends events already formatted (by a Formatter of the log's
+// Options) to the log at path, with one write.
+func (l *Log) Write(path string, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	path = filepath.Clean(path)
+	m := l.fileLock(path)
+	m.Lock()
+	defer m.Unlock()
+	return l.appendBytes(path, data)
+}
+
+func (l *Log) appendBytes(path string, buf []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err

@@ -1,0 +1,91 @@
+package schedd
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+	"testing"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/pooltest"
+)
+
+// clusterAd is a cluster ad as internal/submit makes one for a plain
+// submit file.
+const clusterAd = `[ Args = "60"; Cmd = "/bin/sleep"; DiskUsage = 20; Environment = ""; Err = "/dev/null";
+	ExecutableSize = 20; FileSystemDomain = "example.org"; ImageSize = 20; In = "/dev/null"; Iwd = "/home/alice/sub";
+	JobNotification = 0; JobPrio = 0; JobStatus = 1; JobUniverse = 5; LeaveJobInQueue = false; OnExitHold = false;
+	OnExitRemove = true; Owner = "alice"; PeriodicHold = false; PeriodicRelease = false; PeriodicRemove = false;
+	PeriodicVacate = false; Rank = 0.0; RequestCpus = 2; RequestDisk = MAX({ 1024,(TransferInputSizeMB + 1) * 1.25 }) * 1024;
+	RequestMemory = 1024; Requirements = (TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) && ((TARGET.FileSystemDomain == MY.FileSystemDomain) || (TARGET.HasFileTransfer));
+	ShouldTransferFiles = "IF_NEEDED"; TransferErr = false; TransferIn = false; TransferInputSizeMB = 0; TransferOut = false;
+	WhenToTransferOutput = "ON_EXIT"; UserLog = "/home/alice/sub/job.log"; Project = "bench"; QDate = 1790000000;
+	User = "alice@example.org"; MyType = "Job"; TargetType = "Machine"; EnteredCurrentStatus = 1790000000 ]`
+
+// fillQueue writes clusters of per jobs each into a new queue at path.
+func fillQueue(b *testing.B, path string, clusters, per int) {
+	b.Helper()
+	q, err := queue.Open(path, queue.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer q.Close()
+	for range clusters {
+		id, err := q.NewCluster("alice")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ad, _ := classad.Parse(clusterAd)
+		ad.Set("ClusterId", mustParse(fmt.Sprintf("[x=%d]", id)).Expr(0))
+		procs := make([]*classad.Ad, per)
+		raws := make([][]byte, per)
+		for p := range per {
+			procs[p] = mustParse(fmt.Sprintf(`[ ProcId = %d; Args = "60 %d"; Out = "out.%d"; Err = "err.%d" ]`, p, p, p, p))
+			raws[p] = classad.AppendJSON(nil, procs[p], false)
+		}
+		if err := q.Update(func(tx *queue.Tx) error { _, err := tx.Submit(id, "alice", ad, procs, raws); return err }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRestart1M is a schedd restart with 1 000 000 jobs in its
+// queue: from New to serving, the queue read back and the running jobs
+// recovered.
+func BenchmarkRestart1M(b *testing.B) {
+	cfg := testConfig(b)
+	fillQueue(b, QueuePath(cfg.Spool), 10, 100_000)
+	runtime.GC() // the filling's garbage is not the restart's
+	p := pooltest.New(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := New(p.Env("schedd"), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		t0 := time.Now()
+		go func() { done <- s.Run(ctx) }()
+		select {
+		case <-s.Ready():
+		case err := <-done:
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		b.Logf("restart: %v", time.Since(t0))
+		var n int
+		s.q.Read(func(r *queue.Reader) { _, all := r.Counts(); n = all.Total() })
+		if n != 1_000_000 {
+			b.Fatalf("%d jobs after the restart", n)
+		}
+		cancel()
+		<-done
+		s = nil
+		runtime.GC()
+		b.StartTimer()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/restart")
+}
