@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
