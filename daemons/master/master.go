@@ -157,8 +157,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	serveCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	back := s.env.WatchCollector(serveCtx, node)
 	var wg sync.WaitGroup
-	wg.Go(func() { s.advertiseLoop(serveCtx) })
+	wg.Go(func() { s.advertiseLoop(serveCtx, back) })
 	served := make(chan error, 1)
 	go func() { served <- wire.Serve(serveCtx, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log) }()
 	s.log.Info("serving", "addr", addr, "daemons", s.cfg.Daemons)
@@ -414,7 +415,7 @@ func daemonAttr(kind string) string {
 
 // advertiseLoop sends the master ad every update interval and soon after
 // a daemon's state changes.
-func (s *Server) advertiseLoop(ctx context.Context) {
+func (s *Server) advertiseLoop(ctx context.Context, collectorBack <-chan struct{}) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
 	for {
@@ -423,6 +424,7 @@ func (s *Server) advertiseLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-collectorBack:
 		case <-s.dirty:
 			// Coalesce a burst of changes.
 			select {

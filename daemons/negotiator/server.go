@@ -174,8 +174,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	back := s.env.WatchCollector(ctx, node)
 	var wg sync.WaitGroup
-	wg.Go(func() { s.loop(ctx) })
+	wg.Go(func() { s.loop(ctx, back) })
 	s.log.Info("serving", "addr", addr)
 	close(s.ready)
 	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)
@@ -191,7 +192,7 @@ func (s *Server) Run(ctx context.Context) error {
 // loop runs a cycle every Interval, and soon after a reschedule request,
 // never two closer than CycleDelay; it advertises the negotiator ad in
 // between.
-func (s *Server) loop(ctx context.Context) {
+func (s *Server) loop(ctx context.Context, collectorBack <-chan struct{}) {
 	s.advertise(ctx)
 	next := time.NewTimer(s.cfg.CycleDelay)
 	defer next.Stop()
@@ -203,6 +204,9 @@ func (s *Server) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-update.C:
+			s.advertise(ctx)
+			continue
+		case <-collectorBack:
 			s.advertise(ctx)
 			continue
 		case <-s.trigger:

@@ -164,6 +164,9 @@ func memberlistConfig(cfg Config, meta []byte) (*memberlist.Config, error) {
 	if cfg.SuspicionMult > 0 {
 		mc.SuspicionMult = cfg.SuspicionMult
 	}
+	// A daemon restarted on the same address keeps its name but not its
+	// gossip port: let it take its name back once the old one is dead.
+	mc.DeadNodeReclaimTime = time.Second
 	mc.LogOutput = nil
 	mc.Logger = log.New(&slogWriter{log: logger(cfg.Logger)}, "", 0)
 	return mc, nil
@@ -178,6 +181,15 @@ func logger(l *slog.Logger) *slog.Logger {
 
 // Events returns the stream of membership changes.
 func (n *Node) Events() <-chan Event { return n.events }
+
+// Join joins the members at addrs (gossip host:port): a daemon rejoins
+// this way a collector that restarted with a new gossip.
+func (n *Node) Join(addrs []string) error {
+	if _, err := n.ml.Join(addrs); err != nil {
+		return fmt.Errorf("membership: join %v: %w", addrs, err)
+	}
+	return nil
+}
 
 // Gossip returns this member's gossip address, for others to join.
 func (n *Node) Gossip() string {

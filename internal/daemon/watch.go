@@ -1,0 +1,69 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/kite-sched/kite/internal/membership"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// WatchCollector follows the pool's gossip for the collector. When the
+// collector fails or leaves (a restart loses the ads it held and starts a
+// gossip of its own), it asks the collector every second until one
+// answers, joins its gossip, and then signals on the returned channel:
+// the daemon should advertise at once instead of at its next update. It
+// consumes node's events; with no node (gossip off) the channel never
+// fires.
+func (e *Env) WatchCollector(ctx context.Context, node *membership.Node) <-chan struct{} {
+	back := make(chan struct{}, 1)
+	if node == nil {
+		return back
+	}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-node.Events():
+				if ev.Member.Meta.Kind != "collector" || (ev.Kind != membership.Failed && ev.Kind != membership.Departed) {
+					continue
+				}
+			}
+			e.Log.Info("the collector is gone; waiting for it to come back")
+			if !e.rejoinCollector(ctx, node) {
+				return
+			}
+			select {
+			case back <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return back
+}
+
+// rejoinCollector asks the collector for its gossip address until it
+// answers, and joins it.
+func (e *Env) rejoinCollector(ctx context.Context, node *membership.Node) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(time.Second):
+		}
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		var g wire.GossipInfo
+		err := e.Collector().Call(cctx, "GET", wire.PathGossip, nil, &g)
+		cancel()
+		if err != nil || g.Addr == "" {
+			continue
+		}
+		if err := node.Join([]string{g.Addr}); err != nil {
+			e.Log.Debug("rejoining the collector's gossip", "err", err)
+			continue
+		}
+		e.Log.Info("the collector is back", "gossip", g.Addr)
+		return true
+	}
+}
