@@ -125,11 +125,11 @@ func signatureOf(names map[string]bool, lookup func(string) (ast.Expr, bool)) st
 
 // submitterOwner reads a submitter name (owner@domain) back to an owner.
 func (s *Server) submitterOwner(submitter string) (string, bool) {
-	owner, domain, ok := strings.Cut(submitter, "@")
-	if !ok || owner == "" {
+	i := strings.LastIndexByte(submitter, '@')
+	if i <= 0 {
 		return submitter, submitter != ""
 	}
-	return owner, strings.EqualFold(domain, s.domain)
+	return submitter[:i], strings.EqualFold(submitter[i+1:], s.domain)
 }
 
 func (s *Server) handleRequests(ctx context.Context, r *wire.Request) (any, error) {

@@ -97,7 +97,7 @@ func submitTo(ctx context.Context, c *wire.Client, d *submit.Description, env su
 	if len(cl.Procs) == 0 {
 		return wire.SubmitResult{}, fmt.Errorf("%s: no jobs to submit (queue 0)", d.File())
 	}
-	body := encodeCluster(cl)
+	body := cl.AppendJSON(nil)
 	var res wire.SubmitResult
 	err = c.CallRaw(ctx, "POST", wire.PathSubmit+"?cluster="+strconv.FormatInt(nc.Cluster, 10), body, &res)
 	return res, err
@@ -125,19 +125,3 @@ func readSubmitFile(stdin io.Reader, file string) ([]byte, error) {
 	return os.ReadFile(file)
 }
 
-// encodeCluster writes a cluster as the submit endpoint takes it: a JSON
-// array, the cluster ad then each proc's own ad, in a buffer sized from
-// the first proc.
-func encodeCluster(cl *submit.Cluster) []byte {
-	buf := classad.AppendJSON([]byte{'['}, cl.Ad, false)
-	for i, p := range cl.Procs {
-		start := len(buf)
-		buf = append(buf, ',')
-		buf = classad.AppendJSON(buf, p, false)
-		if i == 0 {
-			per := len(buf) - start + 8
-			buf = append(make([]byte, 0, len(buf)+per*len(cl.Procs)), buf...)
-		}
-	}
-	return append(buf, ']')
-}
