@@ -124,4 +124,3 @@ func readSubmitFile(stdin io.Reader, file string) ([]byte, error) {
 	}
 	return os.ReadFile(file)
 }
-
