@@ -98,7 +98,6 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if s.sensors == nil {
 		s.sensors = machineSensors{resources.NewIdle(cfg.ConsoleDevices)}
 	}
-	s.setupCgroups()
 	return s, nil
 }
 
@@ -285,6 +284,7 @@ func (s *Server) Run(ctx context.Context) error {
 		l.Close()
 		return fmt.Errorf("startd: %w", err)
 	}
+	s.setupCgroups()
 	loops, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoops()
 	s.begin()
