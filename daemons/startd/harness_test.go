@@ -224,6 +224,13 @@ func newHarness(t *testing.T, edit func(*Config)) *harness {
 		t.Fatal(err)
 	}
 	h.sd = sd
+	t.Cleanup(func() { // after the startd stopped
+		if sd.cgroups != nil {
+			if _, err := os.Stat(sd.cgroups.Parent()); !os.IsNotExist(err) {
+				t.Errorf("the startd's cgroup %s is left: %v", sd.cgroups.Parent(), err)
+			}
+		}
+	})
 	h.stop = runDaemon(t, "startd", sd.Run, sd.Ready())
 	h.schedd.startd = p.Client(sd.Addr(), "schedd@test", auth.Daemon)
 	return h
