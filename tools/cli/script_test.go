@@ -4,8 +4,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -31,7 +33,12 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitport": waitPort,
-			"waitads":  waitAds,
+			"waitads":    waitAds,
+			"killdaemon": killDaemon,
+			"waitdaemon": waitDaemon,
+			"runsdir":    runsDir,
+			"waitrun":    waitRunning,
+			"checkruns":  checkRuns,
 		},
 	})
 }
@@ -98,4 +105,110 @@ func waitAds(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	ts.Fatalf("waitads %s: the collector has not got %d ad(s): %s", args[0], want, out)
+}
+
+// kiteOut runs a kite command as the script would and returns its output.
+func kiteOut(ts *testscript.TestScript, args ...string) string {
+	cmd := exec.Command("kite", args...)
+	cmd.Env = append(os.Environ(), "KITE_HOME="+ts.Getenv("KITE_HOME"), "HOME="+ts.Getenv("HOME"), "PATH="+ts.Getenv("PATH"))
+	cmd.Dir = ts.Getenv("WORK")
+	out, _ := cmd.Output()
+	return strings.TrimSpace(string(out))
+}
+
+// daemonAttr is the master ad's attribute prefix of a daemon kind.
+func daemonAttr(kind string) string { return strings.ToUpper(kind[:1]) + kind[1:] }
+
+// killDaemon sends SIGKILL to a daemon its master runs.
+func killDaemon(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: killdaemon KIND")
+	}
+	pid, err := strconv.Atoi(kiteOut(ts, "status", "-master", "-af", daemonAttr(args[0])+"Pid"))
+	if err != nil || pid <= 0 {
+		ts.Fatalf("no pid for the %s in the master ad", args[0])
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		ts.Fatalf("kill %d: %v", pid, err)
+	}
+	ts.Setenv("KILLED_"+strings.ToUpper(args[0]), strconv.Itoa(pid))
+}
+
+// waitDaemon waits until the master runs the daemon again, restarted
+// after killdaemon.
+func waitDaemon(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitdaemon KIND")
+	}
+	prefix := daemonAttr(args[0])
+	killed := ts.Getenv("KILLED_" + strings.ToUpper(args[0]))
+	deadline := time.Now().Add(60 * time.Second)
+	var out string
+	for time.Now().Before(deadline) {
+		out = kiteOut(ts, "status", "-master", "-af", prefix+"State", prefix+"Pid")
+		if f := strings.Fields(out); len(f) == 2 && f[0] == "running" && f[1] != killed {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ts.Fatalf("waitdaemon %s: not running again: %q", args[0], out)
+}
+
+// runsDir makes a directory every user may write (jobs may run as nobody)
+// and sets $RUNS to it.
+func runsDir(ts *testscript.TestScript, neg bool, args []string) {
+	dir, err := os.MkdirTemp("", "kite-runs-")
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	os.Chmod(dir, 0o777)
+	ts.Defer(func() { os.RemoveAll(dir) })
+	ts.Setenv("RUNS", dir)
+}
+
+// checkRuns checks the records jobs wrote into $RUNS: each job ID
+// appends "done" to $RUNS/ID when a run finishes, and holds an exclusive
+// lock on $RUNS/ID.lock while it runs, appending "overlap" to
+// $RUNS/overlap when it cannot take it (another run of the same job still
+// holds it). N jobs must have finished and none may have overlapped.
+func checkRuns(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: checkruns N")
+	}
+	want, _ := strconv.Atoi(args[0])
+	dir := ts.Getenv("RUNS")
+	if b, err := os.ReadFile(filepath.Join(dir, "overlap")); err == nil {
+		ts.Fatalf("jobs ran twice at the same time: %s", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	done := 0
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".") {
+			continue
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, e.Name())); strings.Contains(string(b), "done") {
+			done++
+		}
+	}
+	if done != want {
+		ts.Fatalf("%d jobs finished, want %d", done, want)
+	}
+}
+
+// waitRunning waits until at least N jobs of the queue run.
+func waitRunning(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitrun N")
+	}
+	want, _ := strconv.Atoi(args[0])
+	deadline := time.Now().Add(30 * time.Second)
+	var out string
+	for time.Now().Before(deadline) {
+		out = kiteOut(ts, "q", "-af", "JobStatus")
+		if strings.Count(out, "2") >= want {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("waitrun: fewer than %d jobs run: %q", want, out)
 }

@@ -163,7 +163,7 @@ func createPersonalPool(dir string, slots int) error {
 	if root {
 		// Jobs run as nobody, who must reach their sandboxes: not under
 		// a home directory only root may enter.
-		execute = filepath.Join(os.TempDir(), fmt.Sprintf("kite-execute-%x", fnv32(dir)))
+		execute = filepath.Join(worldReachable(os.TempDir(), "/var/tmp", "/tmp"), fmt.Sprintf("kite-execute-%x", fnv32(dir)))
 		if err := os.MkdirAll(execute, 0o755); err != nil {
 			return err
 		}
@@ -177,6 +177,28 @@ func createPersonalPool(dir string, slots int) error {
 		return err
 	}
 	return writeAdminToken(dir, "personal", currentUser())
+}
+
+// worldReachable returns the first directory that every user can reach
+// (each directory on its path searchable by others).
+func worldReachable(dirs ...string) string {
+	for _, d := range dirs {
+		ok := true
+		for p := filepath.Clean(d); ; p = filepath.Dir(p) {
+			fi, err := os.Stat(p)
+			if err != nil || fi.Mode().Perm()&0o001 == 0 {
+				ok = false
+				break
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+		if ok {
+			return d
+		}
+	}
+	return dirs[len(dirs)-1]
 }
 
 func fnv32(s string) uint32 {
