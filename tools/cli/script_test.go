@@ -32,7 +32,7 @@ func TestScripts(t *testing.T) {
 			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitport": waitPort,
+			"waitport":   waitPort,
 			"waitads":    waitAds,
 			"killdaemon": killDaemon,
 			"waitdaemon": waitDaemon,
