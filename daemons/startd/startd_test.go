@@ -205,3 +205,30 @@ func TestShutdown(t *testing.T) {
 		t.Errorf("stopping took %v", took)
 	}
 }
+
+// Changes that come together make one update; without changes the ads
+// are sent every update interval.
+func TestAdvertising(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.UpdateDelay = 300 * time.Millisecond })
+	ads := h.waitAds("the slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+	time.Sleep(400 * time.Millisecond) // the start's own burst is sent
+	before := num(h.ads()["slot1@host1"], "UpdatesTotal")
+	for range 3 {
+		if _, err := h.schedd.claim(ads["slot1@host1"], jobAd(t, `Cmd = "/bin/true"`), 60); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ads = h.waitAds("three dynamic slots", func(a map[string]*classad.Ad) bool { return len(a) == 4 })
+	if n := num(ads["slot1@host1"], "UpdatesTotal") - before; n != 1 {
+		t.Errorf("three claims made %d updates, want 1", n)
+	}
+}
+
+func TestUpdateInterval(t *testing.T) {
+	h := newHarness(t, func(c *Config) { c.UpdateInterval = 50 * time.Millisecond })
+	ads := h.waitAds("the slot", func(a map[string]*classad.Ad) bool { return len(a) == 1 })
+	first := num(ads["slot1@host1"], "UpdateSequenceNumber")
+	h.waitAds("periodic updates", func(a map[string]*classad.Ad) bool {
+		return num(a["slot1@host1"], "UpdateSequenceNumber") >= first+3
+	})
+}
