@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
@@ -65,7 +66,7 @@ func drain(c <-chan struct{}) {
 // It returns the number of idle jobs.
 func (s *Server) sendAds(ctx context.Context, seq int64, sent map[string]bool) int {
 	per, all := map[string]queue.Counts{}, queue.Counts{}
-	s.q.Read(func(r *queue.Reader) { per, all = r.Counts() })
+	s.q.Read(func(r *queue.Reader) { per, all = r.SubmitterCounts() })
 	ads := []*classad.Ad{s.scheddAd(seq, all)}
 	names := make([]string, 0, len(per))
 	for o := range per {
@@ -139,11 +140,14 @@ func (s *Server) scheddAd(seq int64, all queue.Counts) *classad.Ad {
 	return ad
 }
 
-// submitterAd is one owner's ad: what the negotiator asks about.
-func (s *Server) submitterAd(owner string, seq int64, c queue.Counts) *classad.Ad {
+// submitterAd is one submitter's ad (an owner, or an accounting group
+// user): what the negotiator asks about.
+func (s *Server) submitterAd(submitter string, seq int64, c queue.Counts) *classad.Ad {
 	ad := classad.NewAd()
-	s.common(ad, attr.TypeSubmitter, owner+"@"+s.domain, seq)
-	ad.Set(attr.Owner, ast.Str(owner))
+	s.common(ad, attr.TypeSubmitter, submitter+"@"+s.domain, seq)
+	if i := strings.LastIndexByte(submitter, '.'); i > 0 {
+		ad.Set(attr.AcctGroup, ast.Str(submitter[:i]))
+	}
 	ad.Set(attr.IdleJobs, ast.Int(int64(c.Idle)))
 	ad.Set(attr.RunningJobs, ast.Int(int64(c.Running)))
 	ad.Set(attr.HeldJobs, ast.Int(int64(c.Held)))

@@ -123,8 +123,9 @@ func signatureOf(names map[string]bool, lookup func(string) (ast.Expr, bool)) st
 	return b.String()
 }
 
-// submitterOwner reads a submitter name (owner@domain) back to an owner.
-func (s *Server) submitterOwner(submitter string) (string, bool) {
+// submitterKey reads a submitter name (owner@domain, or
+// group.user@domain) back to the queue's submitter.
+func (s *Server) submitterKey(submitter string) (string, bool) {
 	i := strings.LastIndexByte(submitter, '@')
 	if i <= 0 {
 		return submitter, submitter != ""
@@ -137,11 +138,11 @@ func (s *Server) handleRequests(ctx context.Context, r *wire.Request) (any, erro
 	if err := r.Decode(&q); err != nil {
 		return nil, err
 	}
-	owner, ok := s.submitterOwner(q.Submitter)
+	key, ok := s.submitterKey(q.Submitter)
 	if !ok {
 		return nil, wire.NotFound("no submitter %q at this schedd", q.Submitter)
 	}
-	acs := s.autoclusters(owner, q.Significant)
+	acs := s.autoclusters(key, q.Significant)
 	s.jobs.remember(q.Submitter, acs)
 	out := wire.ResourceRequests{Requests: []wire.ResourceRequest{}}
 	for _, ac := range acs {
@@ -156,13 +157,13 @@ func (s *Server) handleRequests(ctx context.Context, r *wire.Request) (any, erro
 	return out, nil
 }
 
-// autoclusters groups an owner's matchable idle jobs, best first.
-func (s *Server) autoclusters(owner string, significant []string) []*autocluster {
+// autoclusters groups a submitter's matchable idle jobs, best first.
+func (s *Server) autoclusters(submitter string, significant []string) []*autocluster {
 	g := &signatures{significant: significant, byCluster: map[*classad.Ad]*clusterSig{}}
 	var idle []*idleJob
 	s.q.Read(func(r *queue.Reader) {
 		for c := range r.Clusters {
-			if c.Owner != owner {
+			if c.Submitter != submitter {
 				continue
 			}
 			for j := range c.Jobs {

@@ -38,7 +38,7 @@ type claim struct {
 	startd   string // the startd's address
 	slotName string
 	slot     *classad.Ad // the claimed slot's ad
-	owner    string
+	owner    string      // the submitter the claim serves
 	lease    time.Duration
 	alive    time.Time // last answered keep-alive (or the claim itself)
 	job      queue.JobID
@@ -294,7 +294,7 @@ func (r *runs) next(c *claim) (queue.JobID, bool) {
 	var m match.Matcher
 	s.q.Read(func(rd *queue.Reader) {
 		for cl := range rd.Clusters {
-			if cl.Owner != c.owner {
+			if cl.Submitter != c.owner {
 				continue
 			}
 			for j := range cl.Jobs {
@@ -544,7 +544,7 @@ func (s *Server) recover() error {
 	return nil
 }
 
-// jobAd returns a job's whole ad and owner.
+// jobAd returns a job's whole ad and submitter.
 func (s *Server) jobAd(id queue.JobID) (*classad.Ad, string, bool) {
 	var v queue.View
 	found := false
@@ -556,7 +556,7 @@ func (s *Server) jobAd(id queue.JobID) (*classad.Ad, string, bool) {
 	if !found {
 		return nil, "", false
 	}
-	return v.Ad(), v.Owner, true
+	return v.Ad(), v.Submitter, true
 }
 
 func slotString(ad *classad.Ad, name string) string {

@@ -1,6 +1,7 @@
 package schedd
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,5 +46,30 @@ func TestSubmitFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Jobs with an accounting group are their group user's: their own
+// submitter ad, and their own resource requests.
+func TestAccountingGroups(t *testing.T) {
+	p := pooltest.New(t)
+	coll := newFakeCollector(t, p)
+	h := startSchedd(t, p, testConfig(t))
+	dir := t.TempDir()
+	h.mustSubmit("alice", dir, "executable = /bin/true\naccounting_group = physics\nqueue 2\n")
+	h.mustSubmit("alice", dir, "executable = /bin/true\nqueue\n")
+	eventually(t, "the group's submitter ad", func() bool {
+		ad := coll.ad("Submitter", "physics.alice@test.org")
+		return ad != nil && str(ad, "AcctGroup") == "physics" && summary([]*adT{ad}, "IdleJobs") == "2" &&
+			coll.ad("Submitter", "alice@test.org") != nil
+	})
+	for submitter, want := range map[string]string{"physics.alice@test.org": "2×1", "alice@test.org": "1×2"} {
+		var reqs wire.ResourceRequests
+		if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: submitter}, &reqs); err != nil || len(reqs.Requests) != 1 {
+			t.Fatalf("%s: %+v %v", submitter, reqs, err)
+		}
+		if got := fmt.Sprintf("%d×%s", reqs.Requests[0].Count, summary([]*adT{reqs.Requests[0].Ad}, "ClusterId")); got != want {
+			t.Errorf("%s: %s, want %s", submitter, got, want)
+		}
 	}
 }

@@ -13,6 +13,9 @@ import (
 type Cluster struct {
 	ID    int64
 	Owner string
+	// Submitter is who the jobs are accounted to: the cluster's
+	// AccountingGroup (group.user) when it has one, else its Owner.
+	Submitter string
 	// ad holds the attributes every proc shares. It is replaced, never
 	// changed in place, so readers may keep it.
 	ad    *classad.Ad
@@ -44,17 +47,19 @@ func (j *Job) Owner() string { return j.Cluster.Owner }
 // View is a job as it was when taken: safe to read without the queue's
 // lock while the queue goes on changing.
 type View struct {
-	ID      JobID
-	Cluster *classad.Ad
-	Own     *classad.Ad
-	Owner   string
-	Status  int64
+	ID        JobID
+	Cluster   *classad.Ad
+	Own       *classad.Ad
+	Owner     string
+	Submitter string
+	Status    int64
 }
 
 // View returns the job as it is now. Call it under the queue's lock (Read
 // or Update).
 func (j *Job) View() View {
-	return View{ID: j.ID, Cluster: j.Cluster.ad, Own: j.own, Owner: j.Cluster.Owner, Status: j.status}
+	c := j.Cluster
+	return View{ID: j.ID, Cluster: c.ad, Own: j.own, Owner: c.Owner, Submitter: c.Submitter, Status: j.status}
 }
 
 // Lookup returns the expression of the job's attribute called name.
@@ -156,4 +161,14 @@ func statusOf(cluster, own *classad.Ad) int64 {
 		return l.Int
 	}
 	return attr.Idle
+}
+
+// submitterOf is who a cluster's jobs are accounted to.
+func submitterOf(ad *classad.Ad, owner string) string {
+	if e, ok := ad.Lookup("AccountingGroup"); ok {
+		if l, isLit := e.(*ast.Literal); isLit && l.Kind == ast.StringLit && l.Str != "" {
+			return l.Str
+		}
+	}
+	return owner
 }

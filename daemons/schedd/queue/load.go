@@ -59,7 +59,7 @@ func (q *Queue) loadClusters(b *bolt.Bucket) error {
 				owner = l.Str
 			}
 		}
-		q.addCluster(&Cluster{ID: id, Owner: owner, ad: ad})
+		q.addCluster(&Cluster{ID: id, Owner: owner, Submitter: submitterOf(ad, owner), ad: ad})
 		q.next = max(q.next, id+1)
 		return nil
 	})
@@ -135,6 +135,6 @@ func (q *Queue) addLoaded(id JobID, own *classad.Ad) error {
 	j := &Job{ID: id, Cluster: c, own: own, status: statusOf(c.ad, own)}
 	c.procs[id.Proc] = j
 	c.live++
-	q.count(c.Owner, j.status, 1)
+	q.count(c, j.status, 1)
 	return nil
 }

@@ -37,7 +37,8 @@ type Queue struct {
 	dead     int        // emptied clusters still in order
 	next     int64      // the next cluster id to hand out
 	reserved map[int64]string
-	owners   map[string]*Counts
+	owners   map[string]*Counts // by Owner
+	subs     map[string]*Counts // by Submitter
 	histNext uint64
 	changed  chan struct{}
 }
@@ -92,7 +93,7 @@ func Open(path string, o Options) (*Queue, error) {
 	db.NoSync = o.NoSync
 	q := &Queue{
 		db: db, clusters: map[int64]*Cluster{}, reserved: map[int64]string{},
-		owners: map[string]*Counts{}, next: 1, changed: make(chan struct{}, 1),
+		owners: map[string]*Counts{}, subs: map[string]*Counts{}, next: 1, changed: make(chan struct{}, 1),
 	}
 	if err := q.load(); err != nil {
 		db.Close()
@@ -157,10 +158,16 @@ func (c *Cluster) Jobs(yield func(*Job) bool) {
 func (c *Cluster) Len() int { return c.live }
 
 // Counts returns the numbers of jobs by status, per owner and in all.
-func (r *Reader) Counts() (map[string]Counts, Counts) {
-	per := make(map[string]Counts, len(r.q.owners))
+func (r *Reader) Counts() (map[string]Counts, Counts) { return counts(r.q.owners) }
+
+// SubmitterCounts returns the numbers of jobs by status, per submitter
+// (accounting group or owner) and in all.
+func (r *Reader) SubmitterCounts() (map[string]Counts, Counts) { return counts(r.q.subs) }
+
+func counts(m map[string]*Counts) (map[string]Counts, Counts) {
+	per := make(map[string]Counts, len(m))
 	var all Counts
-	for o, c := range r.q.owners {
+	for o, c := range m {
 		per[o] = *c
 		all.Idle += c.Idle
 		all.Running += c.Running
@@ -235,15 +242,22 @@ func (q *Queue) dropCluster(c *Cluster) {
 	}
 }
 
-func (q *Queue) count(owner string, status int64, n int) {
-	c := q.owners[owner]
+// count counts n jobs of a cluster with a status, by owner and by
+// submitter.
+func (q *Queue) count(cl *Cluster, status int64, n int) {
+	countIn(q.owners, cl.Owner, status, n)
+	countIn(q.subs, cl.Submitter, status, n)
+}
+
+func countIn(m map[string]*Counts, key string, status int64, n int) {
+	c := m[key]
 	if c == nil {
 		c = &Counts{}
-		q.owners[owner] = c
+		m[key] = c
 	}
 	c.add(status, n)
 	if c.Total() == 0 {
-		delete(q.owners, owner)
+		delete(m, key)
 	}
 }
 

@@ -155,7 +155,7 @@ func (tx *Tx) Submit(id int64, owner string, ad *classad.Ad, procs []*classad.Ad
 	if len(procs) == 0 {
 		return nil, errors.New("a cluster needs at least one job")
 	}
-	c := &Cluster{ID: id, Owner: owner, ad: ad, procs: make([]*Job, len(procs)), live: len(procs)}
+	c := &Cluster{ID: id, Owner: owner, Submitter: submitterOf(ad, owner), ad: ad, procs: make([]*Job, len(procs)), live: len(procs)}
 	for i, own := range procs {
 		c.procs[i] = &Job{ID: JobID{id, int64(i)}, Cluster: c, own: own, status: statusOf(ad, own)}
 	}
@@ -186,8 +186,8 @@ func (tx *Tx) install() *commit {
 			continue
 		}
 		if old != j.status {
-			q.count(j.Cluster.Owner, old, -1)
-			q.count(j.Cluster.Owner, j.status, 1)
+			q.count(j.Cluster, old, -1)
+			q.count(j.Cluster, j.status, 1)
 			tx.signal = true
 		}
 		buf = classad.AppendJSON(buf[:0], own, false)
@@ -207,7 +207,7 @@ func (tx *Tx) installCluster(c *Cluster) {
 	raws := tx.raws[c]
 	keys := make([]byte, 16*len(c.procs)) // one allocation for every key
 	for i, j := range c.procs {
-		q.count(c.Owner, j.status, 1)
+		q.count(c, j.status, 1)
 		var val []byte
 		if raws != nil {
 			val = raws[i]
@@ -235,7 +235,7 @@ func (tx *Tx) leave(j *Job, counted int64, rec *ast.Record) {
 		write{bucketMeta, keyHistoryNext, u64(q.histNext)})
 	c.procs[j.ID.Proc] = nil
 	c.live--
-	q.count(c.Owner, counted, -1)
+	q.count(c, counted, -1)
 	if c.live == 0 {
 		tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), nil})
 		q.dropCluster(c)
