@@ -179,9 +179,11 @@ func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad) {
 	err := s.env.Connector().Client(addr).Call(cctx, "POST", wire.PathClaim, req, &res)
 	cancel()
 	if err != nil {
+		s.met.claims.WithLabelValues("refused").Inc()
 		s.log.Info("claim refused", "job", id.String(), "slot", req.Slot, "err", err)
 		return
 	}
+	s.met.claims.WithLabelValues("granted").Inc()
 	c := &claim{
 		id: res.ClaimID, startd: addr, slotName: req.Slot, slot: res.Slot, owner: owner,
 		lease: time.Duration(res.Lease) * time.Second, alive: s.now(), job: id,

@@ -10,11 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -71,6 +74,8 @@ type Server struct {
 	ready  chan struct{}
 	jobs   *runs
 	kick   chan struct{} // advertise (and poke the negotiator) soon
+	reg    *prometheus.Registry
+	met    *scheddMetrics
 
 	mu   sync.Mutex
 	addr string
@@ -98,6 +103,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		start: now(), ready: make(chan struct{}), kick: make(chan struct{}, 1), bg: context.Background(),
 	}
 	s.jobs = newRuns(s)
+	s.reg, s.met = s.newMetrics()
 	return s, nil
 }
 
@@ -186,6 +192,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdate)
 	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, s.handleInput)
 	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.handleOutput)
+	metrics.Serve(m, s.reg)
 	return m
 }
 

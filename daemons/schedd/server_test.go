@@ -2,6 +2,8 @@ package schedd
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -147,4 +149,25 @@ func TestDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	pooltest.CheckDocumented(t, s.mux().Routes())
+}
+
+// The metrics count jobs by status and the queue's commits.
+func TestMetrics(t *testing.T) {
+	p := pooltest.New(t)
+	h := startSchedd(t, p, testConfig(t))
+	h.mustSubmit("alice", t.TempDir(), "executable = /bin/true\nqueue 3\n")
+	hc := &http.Client{Transport: &http.Transport{DialContext: p.Network.DialContext}}
+	req, _ := http.NewRequest("GET", "http://"+h.s.Addr()+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+p.Token("rita", auth.Read))
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{`kite_schedd_jobs{status="idle"} 3`, "kite_schedd_jobs_submitted_total 3", "kite_schedd_submits_total 1", "kite_schedd_commits_total "} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
 }

@@ -56,6 +56,8 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err := s.submit(cluster, owner, ad, procs, raws[1:]); err != nil {
 		return nil, err
 	}
+	s.met.submits.Inc()
+	s.met.submitted.Add(float64(len(procs)))
 	return wire.SubmitResult{Cluster: cluster, Procs: len(procs)}, nil
 }
 

@@ -28,6 +28,7 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 	if c == nil {
 		return nil, wire.NotFound("job %s does not run under that claim here", u.Job)
 	}
+	s.met.events.WithLabelValues(eventLabel(u.Event)).Inc()
 	at := time.Unix(u.Time, 0)
 	if u.Time == 0 {
 		at = s.now()
@@ -265,4 +266,13 @@ func (s *Server) reuse(ctx context.Context, c *claim) {
 		return
 	}
 	r.activateReserved(ctx, c, next)
+}
+
+// eventLabel bounds the metric's labels to the known events.
+func eventLabel(e string) string {
+	switch e {
+	case wire.EventStarted, wire.EventExited, wire.EventEvicted, wire.EventHeld, wire.EventFailed:
+		return e
+	}
+	return "other"
 }
