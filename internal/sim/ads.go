@@ -1,0 +1,351 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/sita"
+)
+
+// The ads a run matches: one per simulated slot, built from its group's
+// template, and one per autocluster of idle jobs, showing its first job,
+// as a schedd sends it.
+
+// epoch is virtual time 0: ads see QDate, DaemonStartTime and time() as
+// seconds since the Unix epoch, starting 2025-01-01.
+const epoch = 1735689600
+
+// slotState is one simulated slot.
+type slotState struct {
+	ad      *classad.Ad
+	name    string
+	machine int32
+	weight  float64
+	job     int32  // pull mode: the job it runs, -1 none
+	shown   uint32 // the machine counters' version the ad shows
+}
+
+// sitaPlan is a policy's SITA-E setting resolved for a run.
+type sitaPlan struct {
+	cfg       sita.HostConfig
+	intervals []int // per machine
+}
+
+// planSita resolves the policy's SITA-E parameters and intervals.
+func planSita(spec *SitaSpec, st *Setup, w *workload, ms []*machine) (*sitaPlan, error) {
+	if spec == nil {
+		return nil, nil
+	}
+	d := sita.Pareto{K: spec.K, P: spec.P, A: spec.A}
+	switch spec.Fit {
+	case "workload":
+		d = *workloadPareto(st)
+	case sita.Moments, sita.MLE:
+		sizes := make([]float64, len(w.jobs))
+		for i := range w.jobs {
+			sizes[i] = w.jobs[i].work
+		}
+		if spec.Attribute != attr.KiteWork {
+			for i := range w.jobs {
+				if wg := &st.Workload[w.jobs[i].group]; wg.File != "" {
+					sizes[i] = adNumber(wg.ads[w.jobs[i].index].ad, spec.Attribute, math.NaN())
+				}
+			}
+		}
+		fit, err := sita.FitSizes(spec.Fit, sizes)
+		if err != nil {
+			return nil, fmt.Errorf("fitting B(k, p, a) to the workload's sizes: %w", err)
+		}
+		d = fit.Pareto
+	}
+	plan := &sitaPlan{cfg: sita.HostConfig{Attribute: spec.Attribute, Intervals: spec.Intervals, Source: spec.Source,
+		K: d.K, P: d.P, A: d.A}}
+	var spread []int
+	for k, m := range ms {
+		if pin := st.Machines[m.group].SitaInterval; pin > 0 {
+			if pin > spec.Intervals {
+				return nil, fmt.Errorf("machines %q: sita_interval %d exceeds the policy's %d intervals", st.Machines[m.group].Name, pin, spec.Intervals)
+			}
+			plan.intervals = append(plan.intervals, pin)
+			continue
+		}
+		plan.intervals = append(plan.intervals, 0)
+		spread = append(spread, k)
+	}
+	for n, k := range spread {
+		plan.intervals[k] = n*spec.Intervals/len(spread) + 1
+	}
+	return plan, nil
+}
+
+// buildSlots makes every machine's slot ads. In queue mode a machine has
+// one slot, whatever its cores.
+func buildSlots(st *Setup, ms []*machine, dispatch string, plan *sitaPlan) ([]*slotState, error) {
+	var out []*slotState
+	templates := make([]*classad.Ad, len(st.Machines))
+	for g := range st.Machines {
+		templates[g] = slotTemplate(&st.Machines[g])
+	}
+	for k, m := range ms {
+		mg := &st.Machines[m.group]
+		n := mg.Slots
+		if dispatch == Queue {
+			n = 1
+		}
+		for s := 1; s <= n; s++ {
+			ad := templates[m.group].Clone()
+			name := fmt.Sprintf("slot%d@%s", s, m.name)
+			ad.Set(attr.Name, ast.Str(name))
+			ad.Set(attr.Machine, ast.Str(m.name))
+			ad.Set(attr.SlotID, ast.Int(int64(s)))
+			setNumber(ad, attr.KiteSpeed, m.speed)
+			if m.bench > 0 {
+				setNumber(ad, attr.KiteBenchmark, m.bench)
+			}
+			cpus := 1.0
+			if dispatch == Queue {
+				cpus = float64(mg.Slots)
+				setNumber(ad, attr.Cpus, cpus)
+				setNumber(ad, attr.Memory, mg.Memory*cpus)
+				setNumber(ad, attr.Disk, mg.Disk*cpus)
+				ad.Set(attr.KiteWorkLeft, ast.Int(0))
+				ad.Set(attr.KiteQueueLength, ast.Int(0))
+			}
+			if plan != nil {
+				cfg := plan.cfg
+				cfg.Interval = plan.intervals[k]
+				attrs, clause, err := sita.HostAd(cfg, m.name, name)
+				if err != nil {
+					return nil, fmt.Errorf("SITA-E for %s: %w", name, err)
+				}
+				for _, a := range attrs {
+					ad.Set(a.Name, a.Expr)
+				}
+				e, err := classad.ParseExpr("(" + attr.Start + ") && (" + clause + ")")
+				if err != nil {
+					return nil, fmt.Errorf("SITA-E for %s: %w", name, err)
+				}
+				ad.Set(attr.Requirements, e)
+			}
+			m.slots = append(m.slots, int32(len(out)))
+			out = append(out, &slotState{ad: ad, name: name, machine: int32(k), weight: cpus, job: -1})
+		}
+	}
+	return out, nil
+}
+
+// slotTemplate is what a group's slots share.
+func slotTemplate(mg *MachineGroup) *classad.Ad {
+	ad := classad.NewAd()
+	ad.Set(attr.MyType, ast.Str(attr.TypeSlot))
+	ad.Set(attr.TargetType, ast.Str(attr.TypeJob))
+	ad.Set(attr.State, ast.Str("Unclaimed"))
+	ad.Set(attr.Activity, ast.Str("Idle"))
+	ad.Set(attr.SlotType, ast.Str("Static"))
+	ad.Set(attr.Cpus, ast.Int(1))
+	setNumber(ad, attr.Memory, mg.Memory)
+	setNumber(ad, attr.Disk, mg.Disk)
+	ad.Set(attr.Arch, ast.Str("X86_64"))
+	ad.Set(attr.OpSys, ast.Str("LINUX"))
+	ad.Set(attr.DaemonStartTime, ast.Int(epoch))
+	start := ast.Expr(ast.Bool(true))
+	if mg.Start != "" {
+		start, _ = classad.ParseExpr(mg.Start) // checked when the scenario was read
+	}
+	ad.Set(attr.Start, start)
+	ad.Set(attr.Requirements, &ast.AttrRef{At: ast.NoPos, Name: attr.Start})
+	rank := ast.Expr(ast.Int(0))
+	if mg.Rank != "" {
+		rank, _ = classad.ParseExpr(mg.Rank)
+	}
+	ad.Set(attr.Rank, rank)
+	for _, a := range mg.Attrs {
+		ad.Set(a.Name, a.Expr)
+	}
+	return ad
+}
+
+func setNumber(ad *classad.Ad, name string, v float64) {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		ad.Set(name, ast.Int(int64(v)))
+		return
+	}
+	ad.Set(name, ast.Real(v))
+}
+
+// jobTemplate is what a generated group's jobs share; each job adds its
+// ProcId, QDate, KiteWork (and size attribute) and KiteBatch.
+func jobTemplate(wg *WorkloadGroup, g int, typ string, sitaJob *sitaPlan) *classad.Ad {
+	ad := classad.NewAd()
+	ad.Set(attr.MyType, ast.Str(attr.TypeJob))
+	ad.Set(attr.TargetType, ast.Str(attr.TypeSlot))
+	ad.Set(attr.ClusterID, ast.Int(int64(g+1)))
+	ad.Set(attr.ProcID, ast.Int(0))
+	ad.Set(attr.Owner, ast.Str(wg.Owner))
+	ad.Set(attr.User, ast.Str(wg.Owner+"@sim"))
+	ad.Set(attr.JobUniverse, ast.Int(attr.UniverseVanilla))
+	ad.Set(attr.JobStatus, ast.Int(attr.Idle))
+	ad.Set(attr.JobPrio, ast.Int(int64(wg.Prio)))
+	ad.Set(attr.QDate, ast.Int(epoch))
+	setNumber(ad, attr.RequestCpus, wg.RequestCpus)
+	setNumber(ad, attr.RequestMemory, wg.RequestMemory)
+	setNumber(ad, attr.RequestDisk, wg.RequestDisk)
+	ad.Set(attr.KiteJobType, ast.Str(typ))
+	ad.Set(attr.KiteWork, ast.Int(0))
+	req := "TARGET.Cpus >= RequestCpus && TARGET.Memory >= RequestMemory && TARGET.Disk >= RequestDisk"
+	if wg.Requirements != "" {
+		req = wg.Requirements
+	}
+	e, _ := classad.ParseExpr(req) // checked when the scenario was read
+	ad.Set(attr.Requirements, e)
+	rank := ast.Expr(ast.Int(0))
+	if wg.Rank != "" {
+		rank, _ = classad.ParseExpr(wg.Rank)
+	}
+	ad.Set(attr.Rank, rank)
+	for _, a := range wg.Attrs {
+		ad.Set(a.Name, a.Expr)
+	}
+	if sitaJob != nil {
+		setSitaJob(ad, sitaJob)
+	}
+	return ad
+}
+
+// setSitaJob writes a job set's B(k, p, a) into a job, as kite submit's
+// sita_fit does, for hosts that read them from the job.
+func setSitaJob(ad *classad.Ad, p *sitaPlan) {
+	ad.Set(sita.JobMinSize, ast.Real(p.cfg.K))
+	ad.Set(sita.JobMaxSize, ast.Real(p.cfg.P))
+	ad.Set(sita.JobVariability, ast.Real(p.cfg.A))
+}
+
+// significance is the job attributes autoclusters are told apart by: what
+// the slots and the policy read of jobs (negotiator.Significant), the
+// jobs' Requirements and Rank and what those read of the job itself, and
+// the pool's extra names. All lower case.
+func significance(slots []*classad.Ad, pol *negotiator.Policy, jobs []*classad.Ad, extra []string) map[string]bool {
+	set := map[string]bool{"requirements": true, "rank": true}
+	for _, n := range negotiator.Significant(slots, pol) {
+		set[ast.Lower(n)] = true
+	}
+	for _, n := range extra {
+		set[ast.Lower(n)] = true
+	}
+	for _, ad := range jobs {
+		for n := range selfRefs(ad, attr.Requirements, attr.Rank) {
+			set[n] = true
+		}
+	}
+	return set
+}
+
+// selfRefs returns the attributes of ad that evaluating names reads,
+// following them through ad's own expressions.
+func selfRefs(ad *classad.Ad, names ...string) map[string]bool {
+	out := map[string]bool{}
+	var follow func(name string)
+	follow = func(name string) {
+		k := ast.Lower(name)
+		if out[k] {
+			return
+		}
+		e, ok := ad.Lookup(name)
+		if !ok {
+			return
+		}
+		out[k] = true
+		ast.Inspect(e, func(x ast.Expr) bool {
+			switch n := x.(type) {
+			case *ast.AttrRef:
+				follow(n.Name)
+			case *ast.Select:
+				if base, ok := n.X.(*ast.AttrRef); ok {
+					switch ast.Lower(base.Name) {
+					case "my", "self":
+						follow(n.Name)
+						return false
+					case "target", "other":
+						return false
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, n := range names {
+		follow(n)
+	}
+	return out
+}
+
+// signature prints the significant attributes of ad.
+func signature(ad *classad.Ad, names []string, buf []byte) []byte {
+	for _, n := range names {
+		buf = append(buf, n...)
+		buf = append(buf, '=')
+		if e, ok := ad.Lookup(n); ok {
+			buf = ast.AppendExpr(buf, e)
+		}
+		buf = append(buf, 0)
+	}
+	return buf
+}
+
+// sortedNames lists a set's names in order.
+func sortedNames(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// jobKey is the part of a generated job's autocluster key its own values
+// make, for the significant attributes that vary from job to job.
+func jobKey(buf []byte, j *job, varying []string) []byte {
+	for _, n := range varying {
+		switch n {
+		case "procid":
+			buf = strconv.AppendInt(buf, int64(j.index), 10)
+		case "qdate":
+			buf = strconv.AppendInt(buf, int64(epoch+math.Floor(j.arrival)), 10)
+		case "kitebatch":
+			buf = strconv.AppendInt(buf, int64(j.batch), 10)
+		default: // KiteWork or the size attribute
+			buf = strconv.AppendFloat(buf, j.work, 'g', -1, 64)
+		}
+		buf = append(buf, 0)
+	}
+	return buf
+}
+
+// showJob writes a generated job's own values into its autocluster's ad.
+func showJob(ad *classad.Ad, j *job, sizeAttr string, batch string) {
+	ad.Set(attr.ProcID, ast.Int(int64(j.index)))
+	ad.Set(attr.QDate, ast.Int(int64(epoch+math.Floor(j.arrival))))
+	setNumber(ad, attr.KiteWork, j.work)
+	if sizeAttr != "" {
+		setNumber(ad, sizeAttr, j.work)
+	}
+	if batch != "" {
+		ad.Set(attr.KiteBatch, ast.Str(batch))
+	}
+}
+
+// lowerNames lower-cases attribute names.
+func lowerNames(names ...string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.ToLower(n)
+	}
+	return out
+}

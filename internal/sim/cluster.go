@@ -1,0 +1,180 @@
+package sim
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/negotiator"
+)
+
+// The simulated schedds: idle jobs in autoclusters, oldest first.
+
+// autoclusterOf returns the autocluster of job j, making it if new.
+func (e *engine) autoclusterOf(j int32) int32 {
+	jb := &e.jobs[j]
+	if jb.ac >= 0 {
+		return jb.ac
+	}
+	g := &e.groups[jb.group]
+	buf := strconv.AppendInt(e.keyBuf[:0], int64(jb.group), 10)
+	buf = append(buf, 0)
+	var sub int32
+	if g.ads != nil {
+		sub = g.subs[jb.index]
+		buf = strconv.AppendInt(buf, int64(sub), 10)
+		buf = append(buf, 0)
+		buf = signature(g.ads[jb.index], e.sig, buf)
+	} else {
+		sub = g.sub
+		buf = jobKey(buf, jb, e.keyed)
+	}
+	e.keyBuf = buf
+	id, ok := e.acByKey[string(buf)]
+	if !ok {
+		id = int32(len(e.acs))
+		e.acByKey[string(buf)] = id
+		a := &autocluster{id: strconv.Itoa(int(id)), sub: sub, group: jb.group, shown: -1}
+		if g.template != nil {
+			a.ad = g.template.Clone()
+			a.prio = e.st.Workload[jb.group].Prio
+		}
+		e.acs = append(e.acs, a)
+	}
+	jb.ac = id
+	return id
+}
+
+// pushIdle makes job j idle in its autocluster.
+func (e *engine) pushIdle(j int32) {
+	jb := &e.jobs[j]
+	jb.state = jobIdle
+	id := e.autoclusterOf(j)
+	a := e.acs[id]
+	if a.head < len(a.fifo) && j < a.fifo[len(a.fifo)-1] {
+		a.pushBack(j) // an older job, idle again
+	} else {
+		a.fifo = append(a.fifo, j)
+	}
+	a.idle++
+	e.idle++
+	if !a.live {
+		a.live = true
+		e.subs[a.sub].acs = append(e.subs[a.sub].acs, id)
+	}
+}
+
+// pushBack adds a job to the heap of jobs idle again.
+func (a *autocluster) pushBack(j int32) {
+	a.back = append(a.back, j)
+	for i := len(a.back) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a.back[p] <= a.back[i] {
+			break
+		}
+		a.back[i], a.back[p] = a.back[p], a.back[i]
+		i = p
+	}
+}
+
+// first returns the oldest idle job, or -1.
+func (a *autocluster) first() int32 {
+	switch {
+	case a.head < len(a.fifo) && (len(a.back) == 0 || a.fifo[a.head] < a.back[0]):
+		return a.fifo[a.head]
+	case len(a.back) > 0:
+		return a.back[0]
+	}
+	return -1
+}
+
+// pop takes the oldest idle job.
+func (e *engine) pop(a *autocluster) int32 {
+	j := a.first()
+	if j < 0 {
+		return -1
+	}
+	if a.head < len(a.fifo) && a.fifo[a.head] == j {
+		a.head++
+		if a.head > 1024 && a.head*2 > len(a.fifo) {
+			a.fifo = append(a.fifo[:0], a.fifo[a.head:]...)
+			a.head = 0
+		}
+	} else {
+		last := len(a.back) - 1
+		a.back[0] = a.back[last]
+		a.back = a.back[:last]
+		for i := 0; ; {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < last && a.back[l] < a.back[m] {
+				m = l
+			}
+			if r < last && a.back[r] < a.back[m] {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			a.back[i], a.back[m] = a.back[m], a.back[i]
+			i = m
+		}
+	}
+	a.idle--
+	e.idle--
+	return j
+}
+
+// requests returns the submitters with idle jobs and their autoclusters,
+// each shown by its oldest job, in the schedds' order (JobPrio, then age).
+func (e *engine) requests() []negotiator.Submitter {
+	out := e.subBuf[:0]
+	for _, s := range e.subs {
+		live := s.acs[:0]
+		for _, id := range s.acs {
+			if a := e.acs[id]; a.idle > 0 {
+				live = append(live, id)
+			} else {
+				a.live = false
+			}
+		}
+		s.acs = live
+		if len(live) == 0 {
+			continue
+		}
+		slices.SortFunc(live, func(x, y int32) int {
+			a, b := e.acs[x], e.acs[y]
+			if c := cmp.Compare(b.prio, a.prio); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.first(), b.first())
+		})
+		sub := negotiator.Submitter{Name: s.name, Schedd: "sim", Priority: e.acct.Effective(s.name), InUse: float64(s.running)}
+		for _, id := range live {
+			a := e.acs[id]
+			sub.Requests = append(sub.Requests, negotiator.Request{ID: a.id, Count: a.idle, Ad: e.show(a)})
+		}
+		out = append(out, sub)
+	}
+	e.subBuf = out
+	return out
+}
+
+// show returns the ad an autocluster shows: its first job's.
+func (e *engine) show(a *autocluster) *classad.Ad {
+	j := a.first()
+	g := &e.groups[a.group]
+	if g.ads != nil {
+		return g.ads[e.jobs[j].index]
+	}
+	if a.shown != j {
+		jb := &e.jobs[j]
+		batch := ""
+		if jb.batch >= 0 {
+			batch = e.w.batches[jb.batch].name
+		}
+		showJob(a.ad, jb, g.sizeAttr, batch)
+		a.shown = j
+	}
+	return a.ad
+}

@@ -1,0 +1,917 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/policy"
+	"github.com/kite-sched/kite/internal/sita"
+)
+
+// Scenario is a simulation plan: a pool, a workload and the policies to
+// compare on them, each run with every seed. A [vary] section makes one
+// Setup per value of one key; without it there is one.
+type Scenario struct {
+	Name, Description string
+	File              string
+	Seeds             []uint64
+	// Unit is the time unit reports print: "s", "min", "h" or "d".
+	Unit string
+	// Vary is the varied key ("" for none); Setups has one entry per value.
+	Vary   string
+	Setups []*Setup
+}
+
+// Setup is one fully specified simulation: everything but the policy
+// and the seed, which each run adds.
+type Setup struct {
+	// Label names the varied value ("a=1.1"); "" without [vary].
+	Label string
+	// Duration stops a run at this virtual time (seconds; 0: when every
+	// job is done, or nothing more can happen).
+	Duration float64
+	// Sample is the interval of the running-jobs series (0: automatic).
+	Sample   float64
+	Pool     Pool
+	Machines []MachineGroup
+	Workload []WorkloadGroup
+	Policies []PolicySpec
+}
+
+// Dispatch models.
+const (
+	// Pull is HTCondor's: a job waits in its schedd until a slot is free;
+	// a slot runs one job at a time and is matchable only while idle.
+	Pull = "pull"
+	// Queue is immediate dispatch to hosts with FCFS queues: each host
+	// advertises one slot that stays matchable while its queue has room,
+	// with the work it holds in KiteWorkLeft.
+	Queue = "queue"
+)
+
+// Pool is how the simulated negotiator and schedds work.
+type Pool struct {
+	Dispatch string
+	// Interval is the longest time between cycles; CycleDelay the
+	// shortest, and how soon a cycle follows new idle jobs or free slots.
+	Interval, CycleDelay float64
+	// QueueLimit caps the jobs (running and queued) a host takes in queue
+	// mode (0: no cap).
+	QueueLimit int
+	// RequeueDelay is how long a job lost with its machine stays away
+	// before it is idle again (a lease expiring; JoSchKa: 16-20 min).
+	RequeueDelay float64
+	// Significant adds job attributes autoclusters are told apart by.
+	Significant []string
+	// HalfLife and PrioFactor configure the accountant (fair share).
+	HalfLife, PrioFactor float64
+	// PreJobRank and PostJobRank are the negotiator's ranks.
+	PreJobRank, PostJobRank string
+	preJob, postJob         *classad.Program
+	// Monitor publishes each host's job and failure counters in its slot
+	// ads (KiteJobsCompleted, ...), for strategies that learn from them.
+	Monitor bool
+}
+
+// MachineGroup is Count alike machines.
+type MachineGroup struct {
+	Name  string
+	Count int
+	Slots int
+	// Speed is in work units per second (drawn per machine).
+	Speed Dist
+	// Benchmark is JoSchKa's benchmark time in ms (drawn per machine;
+	// none when Kind is "").
+	Benchmark Dist
+	Memory    float64 // MB per slot
+	Disk      float64 // KB per slot
+	// Attrs are extra slot attributes (ClassAd expressions), Start its
+	// START expression and Rank its Rank.
+	Attrs       []Attr
+	Start, Rank string
+	// SitaInterval pins the group's interval under SITA-E policies (0:
+	// spread over the pool).
+	SitaInterval int
+	Failure      *Failure
+	Crash        *Crash
+	Schedule     *Schedule
+	Down         [][2]float64
+	Load         *LoadModel
+}
+
+// Attr is one attribute of an ad, as ClassAd source.
+type Attr struct {
+	Name string
+	Expr classad.Expr
+}
+
+// Failure is a random failure process: in each minute a machine is up,
+// it fails with probability PerMinute (changing at given times, as
+// JoSchKa's swap at minute 1000), except during the first Safe seconds
+// after it starts, after which the probability ramps up linearly over
+// Ramp seconds (JoSchKa's zerofp and incfp). A failed machine loses its
+// jobs and is back after Repair.
+type Failure struct {
+	PerMinute float64
+	Changes   []Change
+	Safe      float64
+	Ramp      float64
+	Repair    Dist
+}
+
+// Change sets a failure probability from time At on.
+type Change struct {
+	At        float64
+	PerMinute float64
+}
+
+// Crash fails a Fraction of a group's machines once, at a time drawn from
+// At; they come back after Repair, or never when Repair is nil (paper
+// 004's failing nodes).
+type Crash struct {
+	Fraction float64
+	At       Dist
+	Repair   *Dist
+}
+
+// Schedule switches machines on for Up seconds of every Period, starting
+// at Phase: office PCs that are off at night.
+type Schedule struct {
+	Period, Up, Phase float64
+}
+
+// LoadModel is paper 002's two-state speed model: a machine moves between
+// a steady state (speed a fraction in Steady of its peak) and a loaded
+// one (a fraction in Loaded), with the given probabilities per Step;
+// each time it enters a state its speed is drawn anew from the state's
+// range.
+type LoadModel struct {
+	ToLoaded, ToSteady float64
+	Step               float64
+	Steady, Loaded     [2]float64
+}
+
+// WorkloadGroup is a set of jobs alike but for their sizes and arrivals.
+type WorkloadGroup struct {
+	// Type names the jobs for per-type metrics (KiteJobType); Owner is
+	// their submitter.
+	Type, Owner string
+	Count       int
+	// Size is each job's work in work units.
+	Size    Dist
+	Arrival Arrival
+	// SameTasks draws the sizes of one batch and repeats them in every
+	// batch (paper 002: all jobs have the same tasks).
+	SameTasks bool
+	// SizeAttr also writes the size into this job attribute (e.g.
+	// ImageSize, which SITA-E reads).
+	SizeAttr                                string
+	Attrs                                   []Attr
+	Requirements, Rank                      string
+	RequestCpus, RequestMemory, RequestDisk float64
+	Prio                                    int
+	// File holds job ads (a JSON array: kite q -json, kite history
+	// -json) instead of generated jobs; TypeAttr names their type.
+	File     string
+	TypeAttr string
+	ads      []fileJob
+}
+
+// Arrival processes.
+const (
+	Once     = "once"     // all at At
+	Poisson  = "poisson"  // rate per second, or the rate that gives Load
+	Interval = "interval" // one every Every seconds from At
+	Batches  = "batches"  // Count jobs per batch, a batch every Every seconds from At
+)
+
+// Arrival says when a group's jobs arrive.
+type Arrival struct {
+	Process string
+	At      float64
+	Rate    float64 // poisson: jobs per second
+	// Load sets a Poisson rate from the pool's speed: rate = Load ×
+	// (total speed) / (mean size).
+	Load  float64
+	Every float64
+	// Batch is the jobs per batch (Batches).
+	Batch int
+}
+
+// PolicySpec is one policy to compare.
+type PolicySpec struct {
+	Name     string
+	Strategy string
+	Params   policy.Params
+	// Dispatch overrides the pool's dispatch model for this policy.
+	Dispatch string
+	// Sita gives the hosts SITA-E size intervals.
+	Sita *SitaSpec
+}
+
+// SitaSpec configures SITA-E host ads (internal/sita) for a policy: n
+// intervals spread over the machines in order (or pinned per group), the
+// bounded Pareto parameters given or fitted to the workload's sizes.
+type SitaSpec struct {
+	Intervals int
+	// Source is sita.SourceConfig (boundaries as literals in the host
+	// ads) or sita.SourceJob (computed from the jobs' own k, p, a, which
+	// the simulated submit writes, as paper 003 does).
+	Source string
+	// K, P, A are B(k, p, a) when given; otherwise Fit says how to get
+	// them: "moments" or "mle" over the workload's sizes, or "workload"
+	// for the generating distribution of the (first) Pareto group.
+	K, P, A float64
+	Fit     string
+	// Attribute is the job attribute holding the size (default KiteWork).
+	Attribute string
+}
+
+// Load reads a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, string(data))
+}
+
+// Parse reads a scenario from text, as if from the file name; files it
+// names are read relative to the file's directory.
+func Parse(name, text string) (*Scenario, error) {
+	var raw map[string]any
+	if _, err := toml.Decode(text, &raw); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{Pos: Position{File: name, Line: pe.Position.Line, Col: pe.Position.Col}, Msg: pe.Message}
+		}
+		return nil, &Error{Pos: Position{File: name}, Msg: err.Error()}
+	}
+	r := &reader{file: name, pos: keyPositions(text)}
+	sc := &Scenario{File: name}
+	top := r.table("", raw)
+	sc.Name = top.str("name", strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
+	sc.Description = top.str("description", "")
+	sc.Unit = top.oneOf("unit", "s", "s", "min", "h", "d")
+	sc.Seeds = readSeeds(top)
+	vary := top.sub("vary")
+	variants := []variant{{}}
+	if vary != nil {
+		variants = readVary(vary)
+		sc.Vary = vary.str("key", "")
+	}
+	vary.done()
+	setupKeys := []string{"duration", "sample", "pool", "machines", "workload", "policy"}
+	for _, v := range variants {
+		doc := raw
+		if v.path != nil {
+			doc = deepCopy(raw).(map[string]any)
+			if err := v.apply(doc); err != nil {
+				r.errorf(v.at, "%v", err)
+				continue
+			}
+			for _, p := range v.set {
+				r.pos[p] = r.pos[v.at]
+			}
+		}
+		t := r.table("", doc)
+		st := readSetup(t, filepath.Dir(name))
+		st.Label = v.label
+		sc.Setups = append(sc.Setups, st)
+		for k := range doc {
+			if slices.Contains(setupKeys, k) {
+				t.used[k] = true
+			}
+		}
+	}
+	for _, k := range setupKeys {
+		top.used[k] = true
+	}
+	top.done()
+	if err := r.err(); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+func readSeeds(t *table) []uint64 {
+	if !t.has("seeds") {
+		return []uint64{1}
+	}
+	var out []uint64
+	for i, v := range t.array("seeds") {
+		n, ok := v.(int64)
+		if !ok || n < 0 {
+			t.r.errorf(index(t.key("seeds"), i), "want a seed (an integer >= 0), got %s", describe(v))
+			continue
+		}
+		out = append(out, uint64(n))
+	}
+	if len(out) == 0 {
+		t.r.errorf(t.key("seeds"), "must hold at least one seed")
+		return []uint64{1}
+	}
+	return out
+}
+
+// readSetup reads everything a variant can change.
+func readSetup(t *table, dir string) *Setup {
+	st := &Setup{
+		Duration: t.nonNegDuration("duration", 0),
+		Sample:   t.nonNegDuration("sample", 0),
+	}
+	st.Pool = readPool(t.sub("pool"))
+	machines := t.tables("machines")
+	if len(machines) == 0 && !t.has("machines") {
+		t.r.errorf("machines", "a scenario needs at least one [[machines]] group")
+	}
+	for _, m := range machines {
+		st.Machines = append(st.Machines, readMachines(m))
+	}
+	work := t.tables("workload")
+	if len(work) == 0 && !t.has("workload") {
+		t.r.errorf("workload", "a scenario needs at least one [[workload]] group")
+	}
+	for _, w := range work {
+		st.Workload = append(st.Workload, readWorkload(w, dir))
+	}
+	pols := t.tables("policy")
+	if len(pols) == 0 && !t.has("policy") {
+		t.r.errorf("policy", "a scenario needs at least one [[policy]] to run")
+	}
+	names := map[string]bool{}
+	for _, p := range pols {
+		ps := readPolicy(p, st)
+		if names[ps.Name] {
+			t.r.errorf(p.key("name"), "policy name %q is used twice", ps.Name)
+		}
+		names[ps.Name] = true
+		st.Policies = append(st.Policies, ps)
+	}
+	return st
+}
+
+func readPool(t *table) Pool {
+	p := Pool{Dispatch: Pull, Interval: 60, CycleDelay: 1, HalfLife: 86400, PrioFactor: 1000}
+	if t == nil {
+		return p
+	}
+	defer t.done()
+	p.Dispatch = t.oneOf("dispatch", Pull, Pull, Queue)
+	p.Interval = t.duration("interval", p.Interval)
+	if p.Interval <= 0 {
+		t.r.errorf(t.key("interval"), "must be positive")
+		p.Interval = 60
+	}
+	p.CycleDelay = t.nonNegDuration("cycle_delay", p.CycleDelay)
+	p.QueueLimit = t.integer("queue_limit", 0, 0, math.MaxInt32)
+	p.RequeueDelay = t.nonNegDuration("requeue_delay", 0)
+	for i, s := range t.strs("significant") {
+		if err := sita.ValidAttrName(s); err != nil {
+			t.r.errorf(index(t.key("significant"), i), "%v", err)
+			continue
+		}
+		p.Significant = append(p.Significant, s)
+	}
+	p.HalfLife = t.duration("half_life", p.HalfLife)
+	if p.HalfLife <= 0 {
+		t.r.errorf(t.key("half_life"), "must be positive")
+		p.HalfLife = 86400
+	}
+	p.PrioFactor = t.positive("prio_factor", p.PrioFactor)
+	p.PreJobRank, p.preJob = t.expr("pre_job_rank")
+	p.PostJobRank, p.postJob = t.expr("post_job_rank")
+	p.Monitor = t.boolean("monitor", false)
+	return p
+}
+
+// expr reads a ClassAd expression, with the error placed in the file.
+func (t *table) expr(k string) (string, *classad.Program) {
+	src := t.str(k, "")
+	if src == "" {
+		return "", nil
+	}
+	prog, err := classad.Compile(src)
+	if err != nil {
+		t.exprError(k, err)
+		return "", nil
+	}
+	return src, prog
+}
+
+// exprError reports a ClassAd syntax error in the string at key: at its
+// place in the file when the string is on one line.
+func (t *table) exprError(k string, err error) {
+	path := t.key(k)
+	var pe *classad.ParseError
+	vp, ok := t.r.pos[path+"="]
+	if !errors.As(err, &pe) || !ok || pe.Line != 1 {
+		t.r.errorf(path, "%v", err)
+		return
+	}
+	e := &Error{Pos: Position{File: t.r.file, Line: vp.Line, Col: vp.Col + 1 + pe.Column - 1}, Key: path, Msg: pe.Msg}
+	t.r.errs = append(t.r.errs, e)
+}
+
+// attrs reads a table of attribute = "ClassAd expression".
+func (t *table) attrs(k string) []Attr {
+	a := t.sub(k)
+	if a == nil {
+		return nil
+	}
+	var names []string
+	for name := range a.m {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out []Attr
+	for _, name := range names {
+		if err := sita.ValidAttrName(name); err != nil {
+			t.r.errorf(a.key(name), "%v", err)
+			a.used[name] = true
+			continue
+		}
+		src := a.str(name, "")
+		e, err := classad.ParseExpr(src)
+		if err != nil {
+			a.exprError(name, err)
+			continue
+		}
+		out = append(out, Attr{Name: name, Expr: e})
+	}
+	a.done()
+	return out
+}
+
+func readMachines(t *table) MachineGroup {
+	defer t.done()
+	g := MachineGroup{
+		Name:   t.str("name", "host"),
+		Count:  t.integer("count", 1, 1, 1<<24),
+		Slots:  t.integer("slots", 1, 1, 1<<16),
+		Speed:  t.dist("speed", Const(1), true),
+		Memory: t.positive("memory", 4096),
+		Disk:   t.positive("disk", 10_000_000),
+		Attrs:  t.attrs("attrs"),
+	}
+	if !validName(g.Name) {
+		t.r.errorf(t.key("name"), "%q: names are letters, digits, '-', '_' and '.'", g.Name)
+	}
+	g.Benchmark = t.dist("benchmark", Dist{}, true)
+	g.Start, _ = t.expr("start")
+	g.Rank, _ = t.expr("rank")
+	g.SitaInterval = t.integer("sita_interval", 0, 0, sita.MaxIntervals)
+	if f := t.sub("failure"); f != nil {
+		g.Failure = readFailure(f)
+	}
+	if c := t.sub("crash"); c != nil {
+		g.Crash = readCrash(c)
+	}
+	if s := t.sub("schedule"); s != nil {
+		g.Schedule = readSchedule(s)
+	}
+	for i, d := range t.array("down") {
+		path := index(t.key("down"), i)
+		pair, ok := d.([]any)
+		if !ok || len(pair) != 2 {
+			t.r.errorf(path, "want [from, to], got %s", describe(d))
+			continue
+		}
+		from, err1 := toDuration(pair[0])
+		to, err2 := toDuration(pair[1])
+		if err := errors.Join(err1, err2); err != nil {
+			t.r.errorf(path, "%v", err)
+			continue
+		}
+		if !(from >= 0 && to > from) {
+			t.r.errorf(path, "want 0 <= from < to, got [%g, %g]", from, to)
+			continue
+		}
+		g.Down = append(g.Down, [2]float64{from, to})
+	}
+	if l := t.sub("load"); l != nil {
+		g.Load = readLoad(l)
+	}
+	return g
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func readFailure(t *table) *Failure {
+	defer t.done()
+	f := &Failure{
+		PerMinute: t.numberIn("per_minute", 0, 0, 1),
+		Safe:      t.nonNegDuration("safe", 0),
+		Ramp:      t.nonNegDuration("ramp", 0),
+		Repair:    t.dist("repair", Const(0), false),
+	}
+	last := -1.0
+	for _, c := range t.tables("changes") {
+		ch := Change{At: c.nonNegDuration("at", 0), PerMinute: c.numberIn("per_minute", 0, 0, 1)}
+		if !c.has("at") || !c.has("per_minute") {
+			t.r.errorf(c.path, "a change needs at and per_minute")
+		}
+		if ch.At <= last {
+			t.r.errorf(c.key("at"), "changes must come in order of time")
+		}
+		last = ch.At
+		f.Changes = append(f.Changes, ch)
+		c.done()
+	}
+	return f
+}
+
+func readCrash(t *table) *Crash {
+	defer t.done()
+	c := &Crash{Fraction: t.numberIn("fraction", 1, 0, 1), At: t.dist("at", Const(0), false)}
+	if !t.has("at") {
+		t.r.errorf(t.path, "a crash needs at (a time or a distribution of times)")
+	}
+	if v, ok := t.m["repair"]; ok {
+		if s, isStr := v.(string); isStr && s == "never" {
+			t.used["repair"] = true
+		} else {
+			d := t.dist("repair", Const(0), false)
+			c.Repair = &d
+		}
+	}
+	return c
+}
+
+func readSchedule(t *table) *Schedule {
+	defer t.done()
+	s := &Schedule{Period: t.duration("period", 86400), Up: t.duration("up", 0), Phase: t.nonNegDuration("phase", 0)}
+	if !t.has("up") {
+		t.r.errorf(t.path, "a schedule needs up (how long machines are on in each period)")
+	}
+	if !(s.Period > 0) || !(s.Up > 0 && s.Up <= s.Period) {
+		t.r.errorf(t.path, "want 0 < up <= period, got up %g s of period %g s", s.Up, s.Period)
+	}
+	return s
+}
+
+func readLoad(t *table) *LoadModel {
+	defer t.done()
+	l := &LoadModel{
+		ToLoaded: t.numberIn("to_loaded", 0, 0, 1),
+		ToSteady: t.numberIn("to_steady", 1, 0, 1),
+		Step:     t.duration("step", 1),
+		Steady:   t.fractionRange("steady", [2]float64{1, 1}),
+		Loaded:   t.fractionRange("loaded", [2]float64{0, 0}),
+	}
+	if l.Step <= 0 {
+		t.r.errorf(t.key("step"), "must be positive")
+		l.Step = 1
+	}
+	if l.ToLoaded > 0 && l.ToSteady == 0 {
+		t.r.errorf(t.key("to_steady"), "a machine that can become loaded must be able to recover (to_steady > 0)")
+	}
+	return l
+}
+
+// fractionRange reads [lo, hi] with 0 <= lo <= hi <= 1.
+func (t *table) fractionRange(k string, def [2]float64) [2]float64 {
+	if !t.has(k) {
+		return def
+	}
+	v := t.numbers(k)
+	if len(v) != 2 || !(v[0] >= 0 && v[0] <= v[1] && v[1] <= 1) {
+		t.r.errorf(t.key(k), "want [lo, hi], fractions of the peak speed with 0 <= lo <= hi <= 1")
+		return def
+	}
+	return [2]float64{v[0], v[1]}
+}
+
+func readWorkload(t *table, dir string) WorkloadGroup {
+	defer t.done()
+	w := WorkloadGroup{
+		Type:          t.str("type", ""),
+		Owner:         t.str("owner", "sim"),
+		SizeAttr:      t.str("size_attr", ""),
+		Attrs:         t.attrs("attrs"),
+		RequestCpus:   t.positive("request_cpus", 1),
+		RequestMemory: t.number("request_memory", 128),
+		RequestDisk:   t.number("request_disk", 1000),
+		Prio:          t.integer("prio", 0, -1<<20, 1<<20),
+		SameTasks:     t.boolean("same_tasks", false),
+	}
+	w.Requirements, _ = t.expr("requirements")
+	w.Rank, _ = t.expr("rank")
+	if w.SizeAttr != "" {
+		if err := sita.ValidAttrName(w.SizeAttr); err != nil {
+			t.r.errorf(t.key("size_attr"), "%v", err)
+		}
+	}
+	if !validName(w.Owner) {
+		t.r.errorf(t.key("owner"), "%q: owners are letters, digits, '-', '_' and '.'", w.Owner)
+	}
+	if f := t.str("file", ""); f != "" {
+		w.File = f
+		if !filepath.IsAbs(f) {
+			w.File = filepath.Join(dir, f)
+		}
+		w.TypeAttr = t.str("type_attr", "")
+		for _, k := range []string{"count", "size", "arrival", "same_tasks"} {
+			if t.has(k) {
+				t.r.errorf(t.key(k), "a workload read from a file takes its jobs from the file: %s does not apply", k)
+			}
+		}
+		ads, err := readJobFile(w.File, w.TypeAttr, w.SizeAttr)
+		if err != nil {
+			t.r.errorf(t.key("file"), "%v", err)
+		}
+		w.ads = ads
+		w.Count = len(ads)
+		return w
+	}
+	w.Size = t.dist("size", Const(1), true)
+	if !t.has("size") {
+		t.r.errorf(t.path, "a workload group needs size (a number or a distribution) or file")
+	}
+	if w.Size.Exact() {
+		w.Count = t.integer("count", w.Size.Total(), 1, 1<<27)
+		if w.Count != w.Size.Total() {
+			t.r.errorf(t.key("count"), "count %d differs from the %d sizes the counts give", w.Count, w.Size.Total())
+		}
+	} else {
+		w.Count = t.integer("count", 1, 1, 1<<27)
+	}
+	w.Arrival = readArrival(t.sub("arrival"), w.Count)
+	if w.SameTasks && w.Arrival.Process != Batches {
+		t.r.errorf(t.key("same_tasks"), "same_tasks needs batches (arrival.process = \"batches\")")
+	}
+	return w
+}
+
+func readArrival(t *table, count int) Arrival {
+	a := Arrival{Process: Once}
+	if t == nil {
+		return a
+	}
+	defer t.done()
+	a.Process = t.oneOf("process", Once, Once, Poisson, Interval, Batches)
+	a.At = t.nonNegDuration("at", 0)
+	need := func(k string) {
+		if !t.has(k) {
+			t.r.errorf(t.path, "process %q needs %s", a.Process, k)
+		}
+	}
+	switch a.Process {
+	case Poisson:
+		if t.has("rate") == t.has("load") {
+			t.r.errorf(t.path, "process \"poisson\" needs rate (jobs per second) or load (a fraction of the pool's speed), not both")
+		}
+		a.Rate = t.positive("rate", 0)
+		a.Load = t.positive("load", 0)
+	case Interval:
+		need("every")
+		a.Every = t.nonNegDuration("every", 0)
+	case Batches:
+		need("every")
+		need("batch")
+		a.Every = t.nonNegDuration("every", 0)
+		a.Batch = t.integer("batch", 1, 1, 1<<27)
+		if count%a.Batch != 0 {
+			t.r.errorf(t.key("batch"), "%d jobs do not make whole batches of %d", count, a.Batch)
+		}
+	}
+	return a
+}
+
+func readPolicy(t *table, st *Setup) PolicySpec {
+	defer t.done()
+	p := PolicySpec{Strategy: t.str("strategy", "condor")}
+	p.Name = t.str("name", p.Strategy)
+	p.Dispatch = t.oneOf("dispatch", st.Pool.Dispatch, Pull, Queue)
+	if pt := t.sub("params"); pt != nil {
+		p.Params = policy.Params{}
+		for k, v := range pt.m {
+			p.Params[k] = v
+			pt.used[k] = true
+		}
+	}
+	if _, err := policy.NewWith(p.Strategy, p.Params); err != nil {
+		path := t.key("strategy")
+		if p.Params != nil && strings.Contains(err.Error(), "parameter") {
+			path = t.key("params")
+		}
+		t.r.errorf(path, "%v", err)
+	}
+	if s := t.sub("sita"); s != nil {
+		p.Sita = readSita(s, st)
+	}
+	return p
+}
+
+func readSita(t *table, st *Setup) *SitaSpec {
+	defer t.done()
+	s := &SitaSpec{
+		Intervals: t.integer("intervals", 0, 1, sita.MaxIntervals),
+		Source:    t.oneOf("source", sita.SourceConfig, sita.SourceConfig, sita.SourceJob),
+		K:         t.number("k", 0),
+		P:         t.number("p", 0),
+		A:         t.number("a", 0),
+		Attribute: t.str("attribute", "KiteWork"),
+	}
+	if !t.has("intervals") {
+		t.r.errorf(t.path, "sita needs intervals (the number of size intervals)")
+	}
+	given := t.has("k") || t.has("p") || t.has("a")
+	s.Fit = t.oneOf("fit", "", "", sita.Moments, sita.MLE, "workload")
+	switch {
+	case given && s.Fit != "":
+		t.r.errorf(t.key("fit"), "give k, p and a, or fit, not both")
+	case given:
+		if err := (sita.Pareto{K: s.K, P: s.P, A: s.A}).Validate(); err != nil {
+			t.r.errorf(t.path, "%v", err)
+		}
+	case s.Fit == "":
+		s.Fit = sita.Moments
+	}
+	if err := sita.ValidAttrName(s.Attribute); err != nil {
+		t.r.errorf(t.key("attribute"), "%v", err)
+	}
+	if s.Attribute != "KiteWork" {
+		for i, w := range st.Workload {
+			if w.File == "" && w.SizeAttr != s.Attribute {
+				t.r.errorf(t.key("attribute"), "workload[%d] does not write its sizes into %s (set its size_attr)", i, s.Attribute)
+			}
+		}
+	}
+	if s.Fit == "workload" && workloadPareto(st) == nil {
+		t.r.errorf(t.key("fit"), "fit = \"workload\" needs a workload group with pareto sizes")
+	}
+	return s
+}
+
+// workloadPareto returns the first Pareto size distribution of a setup.
+func workloadPareto(st *Setup) *sita.Pareto {
+	for _, w := range st.Workload {
+		if w.Size.Kind == "pareto" {
+			return &w.Size.Pareto
+		}
+	}
+	return nil
+}
+
+// variant is one value of [vary].
+type variant struct {
+	label string
+	path  []step // nil: no change
+	value any
+	at    string   // where the value is written, for errors
+	set   []string // paths the value was written to
+}
+
+// step is one segment of a varied key: a name and, for arrays of
+// tables, an element (-1: every element).
+type step struct {
+	name  string
+	index int
+	array bool
+}
+
+func readVary(t *table) []variant {
+	key := t.str("key", "")
+	values := t.array("values")
+	if key == "" || len(values) == 0 {
+		t.r.errorf(t.path, "vary needs key (e.g. \"workload.size.a\") and values (an array)")
+		return []variant{{}}
+	}
+	path, err := parseVaryKey(key)
+	if err != nil {
+		t.r.errorf(t.key("key"), "%v", err)
+		return []variant{{}}
+	}
+	var out []variant
+	last := path[len(path)-1].name
+	for i, v := range values {
+		out = append(out, variant{label: fmt.Sprintf("%s=%s", last, valueText(v)), path: path, value: v, at: index(t.key("values"), i)})
+	}
+	return out
+}
+
+func valueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// parseVaryKey reads "workload.size.a" or "workload[1].arrival.every".
+func parseVaryKey(key string) ([]step, error) {
+	var out []step
+	for _, part := range strings.Split(key, ".") {
+		s := step{name: part, index: -1}
+		if i := strings.IndexByte(part, '['); i >= 0 {
+			if !strings.HasSuffix(part, "]") {
+				return nil, fmt.Errorf("%q: bad element in %q", part, key)
+			}
+			n, err := strconv.Atoi(part[i+1 : len(part)-1])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%q: bad element in %q", part, key)
+			}
+			s.name, s.index, s.array = part[:i], n, true
+		}
+		if s.name == "" {
+			return nil, fmt.Errorf("%q is not a key", key)
+		}
+		out = append(out, s)
+	}
+	switch out[0].name {
+	case "duration", "sample", "pool", "machines", "workload", "policy":
+	default:
+		return nil, fmt.Errorf("%q: only duration, sample, pool, machines, workload and policy keys can vary", key)
+	}
+	return out, nil
+}
+
+// apply writes the variant's value into doc.
+func (v *variant) apply(doc map[string]any) error {
+	return v.walk(doc, "", 0)
+}
+
+func (v *variant) walk(m map[string]any, path string, k int) error {
+	s := v.path[k]
+	here := join(path, s.name)
+	if k == len(v.path)-1 {
+		if s.array {
+			return fmt.Errorf("%s: the varied key must name a value, not an element", here)
+		}
+		m[s.name] = v.value
+		v.set = append(v.set, here)
+		return nil
+	}
+	next, ok := m[s.name]
+	if !ok {
+		next = map[string]any{}
+		m[s.name] = next
+	}
+	switch x := next.(type) {
+	case map[string]any:
+		if s.array {
+			return fmt.Errorf("%s is a table, not an array", here)
+		}
+		return v.walk(x, here, k+1)
+	case []map[string]any:
+		if s.index >= len(x) {
+			return fmt.Errorf("%s has %d elements: no element %d", here, len(x), s.index)
+		}
+		for i, e := range x {
+			if s.index < 0 || s.index == i {
+				if err := v.walk(e, index(here, i), k+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%s is %s, not a table", here, describe(next))
+}
+
+// deepCopy copies a decoded TOML document.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]map[string]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e).(map[string]any)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
