@@ -9,7 +9,9 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/pooltest"
+	"github.com/kite-sched/kite/internal/wire"
 )
 
 // clusterAd is a cluster ad as internal/submit makes one for a plain
@@ -88,4 +90,48 @@ func BenchmarkRestart1M(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/restart")
+}
+
+// BenchmarkTurnover runs jobs on 8 claimed slots of a fake startd that
+// ends each job as soon as it starts: the schedd's side of a job's life
+// (claim reuse, the running, started and exited commits, the event log),
+// durably, as jobs per second.
+func BenchmarkTurnover(b *testing.B) {
+	const slots, jobs = 8, 2000
+	p := pooltest.New(b)
+	startd := newFakeStartd(b, p)
+	h := startSchedd(b, p, testConfig(b))
+	daemon := h.client("startd@node", auth.Daemon)
+	startd.run = func(claim, job string) {
+		ctx := context.Background()
+		daemon.Call(ctx, "POST", wire.PathJobUpdate, wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventStarted}, nil)
+		daemon.Call(ctx, "POST", wire.PathJobUpdate, wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventExited, WallSeconds: 1}, nil)
+	}
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		h.mustSubmit("alice", dir, fmt.Sprintf("executable = /bin/true\nlog = job.log\nqueue %d\n", jobs))
+		var reqs wire.ResourceRequests
+		if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs); err != nil {
+			b.Fatal(err)
+		}
+		var ms []wire.Match
+		for range slots {
+			ms = append(ms, wire.Match{Request: reqs.Requests[0].ID, Slot: startd.slot})
+		}
+		if err := h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: ms}, nil); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			var n int
+			h.s.q.Read(func(r *queue.Reader) { _, all := r.Counts(); n = all.Total() })
+			if n == 0 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	txs, changes := h.s.q.Stats()
+	b.ReportMetric(float64(changes)/float64(txs), "changes/commit")
+	b.ReportMetric(float64(jobs*b.N)/b.Elapsed().Seconds(), "jobs/s")
 }

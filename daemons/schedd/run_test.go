@@ -26,6 +26,8 @@ type fakeStartd struct {
 	vacated   []string
 	dead      bool // keep-alives fail
 	refuse    bool // claims are refused
+	// run, when set, is called for each activation (in a goroutine).
+	run func(claim, job string)
 }
 
 func newFakeStartd(t testing.TB, p *pooltest.Pool) *fakeStartd {
@@ -54,6 +56,10 @@ func newFakeStartd(t testing.TB, p *pooltest.Pool) *fakeStartd {
 		}
 		cl, _ := intOf(a.Job, "ClusterId")
 		p, _ := intOf(a.Job, "ProcId")
+		if f.run != nil {
+			go f.run(a.ClaimID, fmt.Sprintf("%d.%d", cl, p))
+			return nil, nil
+		}
 		f.activated <- fmt.Sprintf("%s %d.%d", a.ClaimID, cl, p)
 		return nil, nil
 	})

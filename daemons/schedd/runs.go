@@ -289,12 +289,11 @@ func (r *runs) markRunning(c *claim, id queue.JobID) (bool, error) {
 // next reserves the claim owner's next idle job that fits the claimed
 // slot: both Requirements hold (claim reuse).
 func (r *runs) next(c *claim) (queue.JobID, bool) {
-	s := r.s
 	var found queue.JobID
 	ok := false
 	cache := map[*classad.Ad]bool{}
 	var m match.Matcher
-	s.q.Read(func(rd *queue.Reader) {
+	r.s.q.Read(func(rd *queue.Reader) {
 		for cl := range rd.Clusters {
 			if cl.Submitter != c.owner {
 				continue
@@ -312,23 +311,26 @@ func (r *runs) next(c *claim) (queue.JobID, bool) {
 						cache[v.Cluster] = fits
 					}
 				}
-				if fits {
+				if fits && r.tryReserve(j.ID) {
 					found, ok = j.ID, true
 					return
 				}
 			}
 		}
 	})
-	if !ok {
-		return queue.JobID{}, false
-	}
+	return found, ok
+}
+
+// tryReserve reserves an idle job for a claim unless another claim took
+// it first; it stays reserved until markRunning decided.
+func (r *runs) tryReserve(id queue.JobID) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.reserved[found] || r.byJob[found] != nil {
-		return queue.JobID{}, false
+	if r.reserved[id] || r.byJob[id] != nil {
+		return false
 	}
-	r.reserved[found] = true // until markRunning decided
-	return found, true
+	r.reserved[id] = true
+	return true
 }
 
 // dropJob forgets which claim ran a job (it left the claim).

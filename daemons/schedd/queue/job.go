@@ -21,6 +21,7 @@ type Cluster struct {
 	ad    *classad.Ad
 	procs []*Job // by proc id; nil once the proc has left the queue
 	live  int
+	first int // procs[:first] have all left
 }
 
 // Ad returns the attributes the cluster's jobs share.

@@ -104,6 +104,13 @@ func (q *Queue) loadProcs(b *bolt.Bucket) error {
 		items = items[:0]
 		return nil
 	}
+	defer func() {
+		for _, c := range q.order {
+			for c.first < len(c.procs) && c.procs[c.first] == nil {
+				c.first++
+			}
+		}
+	}()
 	c := b.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		id, err := parseProcKey(k)

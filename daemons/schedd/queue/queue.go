@@ -147,7 +147,7 @@ func (r *Reader) Clusters(yield func(*Cluster) bool) {
 
 // Jobs yields the jobs of a cluster in proc order.
 func (c *Cluster) Jobs(yield func(*Job) bool) {
-	for _, j := range c.procs {
+	for _, j := range c.procs[c.first:] {
 		if j != nil && !yield(j) {
 			return
 		}

@@ -235,6 +235,9 @@ func (tx *Tx) leave(j *Job, counted int64, rec *ast.Record) {
 		write{bucketMeta, keyHistoryNext, u64(q.histNext)})
 	c.procs[j.ID.Proc] = nil
 	c.live--
+	for c.first < len(c.procs) && c.procs[c.first] == nil {
+		c.first++ // jobs leave roughly in order: iteration skips them
+	}
 	q.count(c, counted, -1)
 	if c.live == 0 {
 		tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), nil})
