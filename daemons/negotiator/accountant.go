@@ -2,6 +2,7 @@ package negotiator
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -54,14 +55,23 @@ type Accountant struct {
 	mu    sync.Mutex
 	users map[string]*Usage
 	last  time.Time // time of the last Update
+	// Usage updates are written at most every flushEvery: they change at
+	// every cycle, and a crash loses only a little accounting. Changes a
+	// user asks for (factors, resets) are committed before they return.
+	flushEvery time.Duration
+	flushed    time.Time
+	dirty      map[string]bool
 }
+
+// DefaultFlush is how often the accountant writes usage updates.
+const DefaultFlush = 30 * time.Second
 
 var bucketUsers = []byte("users")
 
 // NewAccountant returns an accountant that keeps its accounts in memory
 // only, for the simulator and tests: nothing survives it.
 func NewAccountant(halfLife time.Duration, defaultFactor float64) *Accountant {
-	return &Accountant{halfLife: halfLife, defaultFactor: defaultFactor, users: map[string]*Usage{}}
+	return &Accountant{halfLife: halfLife, defaultFactor: defaultFactor, users: map[string]*Usage{}, dirty: map[string]bool{}}
 }
 
 // OpenAccountant opens (or creates) the accountant's file.
@@ -73,7 +83,8 @@ func OpenAccountant(path string, halfLife time.Duration, defaultFactor float64) 
 	if err != nil {
 		return nil, fmt.Errorf("accountant: %w", err)
 	}
-	a := &Accountant{db: db, halfLife: halfLife, defaultFactor: defaultFactor, users: map[string]*Usage{}}
+	a := &Accountant{db: db, halfLife: halfLife, defaultFactor: defaultFactor, users: map[string]*Usage{},
+		flushEvery: DefaultFlush, dirty: map[string]bool{}}
 	err = db.Update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bucketUsers)
 		if err != nil {
@@ -103,12 +114,39 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// Close closes the file.
+// SetFlush sets how often usage updates are written (0: at every Update).
+func (a *Accountant) SetFlush(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.flushEvery = d
+}
+
+// Close writes what is pending and closes the file.
 func (a *Accountant) Close() error {
 	if a.db == nil {
 		return nil
 	}
-	return a.db.Close()
+	a.mu.Lock()
+	err := a.flushLocked(time.Now())
+	a.mu.Unlock()
+	return errors.Join(err, a.db.Close())
+}
+
+// flushLocked writes the accounts changed since the last write.
+func (a *Accountant) flushLocked(now time.Time) error {
+	if len(a.dirty) == 0 {
+		return nil
+	}
+	users := make([]*Usage, 0, len(a.dirty))
+	for name := range a.dirty {
+		users = append(users, a.users[name])
+	}
+	if err := a.save(users...); err != nil {
+		return err
+	}
+	clear(a.dirty)
+	a.flushed = now
+	return nil
 }
 
 // user returns the account of name, new accounts with the default factor.
@@ -122,25 +160,28 @@ func (a *Accountant) user(name string) *Usage {
 }
 
 // Update brings every account to now, given the slot weight each
-// submitter holds (absent names hold none), and commits it.
+// submitter holds (absent names hold none). It writes the changes when
+// the last write is older than the flush interval.
 func (a *Accountant) Update(now time.Time, inUse map[string]float64) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for name := range inUse {
 		a.user(name)
 	}
-	changed := make([]*Usage, 0, len(a.users))
 	for _, u := range a.users {
 		before := *u
 		a.advance(u, now, inUse[u.Name])
 		if *u != before {
-			changed = append(changed, u)
+			a.dirty[u.Name] = true
 		}
 	}
 	if now.After(a.last) {
 		a.last = now
 	}
-	return a.save(changed...)
+	if now.Sub(a.flushed) < a.flushEvery {
+		return nil
+	}
+	return a.flushLocked(now)
 }
 
 // advance decays u's priority over the time since its last update, during
@@ -251,6 +292,7 @@ func (a *Accountant) SetFactor(name string, factor float64) (Usage, error) {
 		*u = before
 		return Usage{}, err
 	}
+	delete(a.dirty, name)
 	return *u, nil
 }
 
@@ -272,5 +314,6 @@ func (a *Accountant) ResetUsage(name string, now time.Time) (Usage, error) {
 		*u = before
 		return Usage{}, err
 	}
+	delete(a.dirty, name)
 	return *u, nil
 }

@@ -3,6 +3,7 @@ package negotiator
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -65,6 +66,7 @@ func TestAccountantIsDurable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "acct.db")
 	a, err := OpenAccountant(path, time.Hour, 1000)
 	must(t, err)
+	a.SetFlush(0)
 	t0 := time.Unix(1e9, 0)
 	must(t, a.Update(t0, map[string]float64{"alice": 4, "bob": 1}))
 	must(t, a.Update(t0.Add(time.Hour), map[string]float64{"alice": 4}))
@@ -100,6 +102,41 @@ func TestAccountantIsDurable(t *testing.T) {
 // last one cycle. HTCondor's rules (shares ∝ 1/EUP, RUP → slots in use,
 // EUP = RUP × factor) settle where n_a/n_b = sqrt(factor_b/factor_a):
 // equal factors share equally, factors 1:4 give 2:1.
+// Usage updates are written every flush interval and when the
+// accountant closes; a crash loses at most that interval's accounting.
+func TestUsageIsWrittenLazily(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "acct.db")
+	a, err := OpenAccountant(path, time.Hour, 1000)
+	must(t, err)
+	a.SetFlush(time.Minute)
+	t0 := time.Now()
+	must(t, a.Update(t0, map[string]float64{"alice": 4})) // first: written
+	must(t, a.Update(t0.Add(10*time.Second), map[string]float64{"alice": 4, "bob": 2}))
+	reader := func() []Usage {
+		// A second handle reads what is on disk (bbolt allows one writer:
+		// copy the file).
+		b, err := os.ReadFile(path)
+		must(t, err)
+		cp := filepath.Join(t.TempDir(), "copy.db")
+		must(t, os.WriteFile(cp, b, 0o600))
+		r := openAccountant(t, cp)
+		return r.Users()
+	}
+	if got := reader(); len(got) != 1 || got[0].Name != "alice" {
+		t.Errorf("on disk before the flush interval: %v, want alice only", got)
+	}
+	must(t, a.Update(t0.Add(2*time.Minute), map[string]float64{"alice": 4, "bob": 2}))
+	if got := reader(); len(got) != 2 {
+		t.Errorf("on disk after the flush interval: %v, want both", got)
+	}
+	must(t, a.Update(t0.Add(130*time.Second), map[string]float64{"carol": 1}))
+	must(t, a.Close())
+	b := openAccountant(t, path)
+	if got := b.Users(); len(got) != 3 {
+		t.Errorf("after close: %v, want three users", got)
+	}
+}
+
 func TestFairShareConvergesToFactors(t *testing.T) {
 	tests := []struct {
 		fa, fb float64
