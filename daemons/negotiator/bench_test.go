@@ -148,3 +148,25 @@ func BenchmarkCycleUnmatchable2kSlotsAllDistinct(b *testing.B) {
 		return slotText(i, 30, "START = KeyboardIdle > 300 && LoadAvg < 3.5")
 	}), texts(1000, func(j int) string { return jobText(j, false) }), 100)
 }
+
+// How a cycle grows with jobs (slots fixed at 10 000) and with slots (jobs
+// fixed at 100 000), 100 jobs per autocluster; every slot gets a job.
+func BenchmarkCycleScale(b *testing.B) {
+	for _, c := range []struct{ jobs, slots int }{
+		{10000, 10000}, {100000, 10000}, {1000000, 10000},
+		{100000, 1000}, {100000, 100000},
+	} {
+		b.Run(fmt.Sprintf("jobs=%d/slots=%d", c.jobs, c.slots), func(b *testing.B) {
+			benchCycle(b, texts(c.slots, func(i int) string { return slotText(i, 30, "") }),
+				texts(c.jobs/100, func(j int) string { return jobText(j, true) }), 100)
+		})
+	}
+}
+
+// Partitionable slots: 1 250 machines of 8 cores, each one slot carved by
+// the jobs, against 100 000 jobs in 1 000 autoclusters.
+func BenchmarkCyclePartitionable(b *testing.B) {
+	benchCycle(b, texts(1250, func(i int) string {
+		return slotText(i, 30, `Cpus=8; SlotType="Partitionable"; PartitionableSlot=true; Memory=65536; Disk=10000000`)
+	}), texts(1000, func(j int) string { return jobText(j, true) }), 100)
+}

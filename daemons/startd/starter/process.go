@@ -45,29 +45,57 @@ func (s *Starter) startIn(p *plan, stdio [3]*os.File, group *cgroups.Group) (*ex
 	if s.vacate != "" {
 		return nil, errVacated
 	}
+	var cmd *exec.Cmd
+	var err error
+	// An executable just written into the sandbox may still be open for
+	// writing in a process another goroutine is forking at that moment:
+	// exec fails with ETXTBSY until that child execs. Try again shortly.
+	for attempt := 1; ; attempt++ {
+		cmd, group, err = s.tryStart(p, stdio, group)
+		if err == nil || !errors.Is(err, syscall.ETXTBSY) || attempt == textBusyTries {
+			break
+		}
+		time.Sleep(time.Duration(attempt) * time.Millisecond)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", p.exe, err)
+	}
+	s.cmd, s.group = cmd, group
+	return cmd, nil
+}
+
+// textBusyTries bounds the attempts to start an executable that is busy.
+const textBusyTries = 20
+
+// tryStart starts the process once, inside group when the kernel allows,
+// else moved there right after; it returns the group the process is in.
+func (s *Starter) tryStart(p *plan, stdio [3]*os.File, group *cgroups.Group) (*exec.Cmd, *cgroups.Group, error) {
 	cmd, err := s.command(p, stdio)
 	if err != nil {
-		return nil, err
+		return nil, group, err
 	}
 	if group != nil {
 		if f, ferr := group.Open(); ferr == nil {
 			defer f.Close()
 			intoCgroup(cmd.SysProcAttr, f)
 			if err = cmd.Start(); err == nil {
-				s.cmd, s.group = cmd, group
-				return cmd, nil
+				return cmd, group, nil
 			}
-			cmd, _ = s.command(p, stdio)
+			if errors.Is(err, syscall.ETXTBSY) {
+				return nil, group, err
+			}
+			if cmd, err = s.command(p, stdio); err != nil {
+				return nil, group, err
+			}
 		}
 	}
 	if err = cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", p.exe, err)
+		return nil, group, err
 	}
 	if group != nil && group.AddProcess(cmd.Process.Pid) != nil {
 		group = nil
 	}
-	s.cmd, s.group = cmd, group
-	return cmd, nil
+	return cmd, group, nil
 }
 
 // makeGroup makes the job's cgroup, nil when there is none to make.
