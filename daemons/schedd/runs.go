@@ -225,26 +225,8 @@ func (r *runs) activateFrom(ctx context.Context, c *claim, id queue.JobID, reuse
 			return
 		}
 		if ok {
-			job, _, _ := s.jobAd(id)
-			if job != nil {
-				stripPrivate(job)
-				actx, cancel := context.WithTimeout(ctx, 30*time.Second)
-				err = s.env.Connector().Client(c.startd).Call(actx, "POST", wire.PathActivate, wire.Activate{ClaimID: c.id, Job: job}, nil)
-				cancel()
-				if err == nil {
-					return
-				}
-				if ctx.Err() != nil {
-					// The schedd is stopping: the startd may have taken the
-					// job. It stays Running; the restarted schedd vacates
-					// the claim before the job may run again.
-					return
-				}
-				s.log.Warn("activation failed", "job", id.String(), "slot", c.slotName, "err", err)
-				r.requeue(id, c, "the startd refused to run the job: "+err.Error())
-				r.release(ctx, c)
-				return
-			}
+			r.sendActivate(ctx, c, id)
+			return
 		}
 		next, found := r.next(c)
 		if !found {
@@ -255,35 +237,67 @@ func (r *runs) activateFrom(ctx context.Context, c *claim, id queue.JobID, reuse
 	}
 }
 
+// sendActivate tells the startd to run a job committed as running on c.
+// If the startd refuses, the job goes back to idle and the claim is
+// released.
+func (r *runs) sendActivate(ctx context.Context, c *claim, id queue.JobID) {
+	s := r.s
+	job, _, _ := s.jobAd(id)
+	if job == nil {
+		return // removed meanwhile: the removal vacates the claim
+	}
+	stripPrivate(job)
+	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err := s.env.Connector().Client(c.startd).Call(actx, "POST", wire.PathActivate, wire.Activate{ClaimID: c.id, Job: job}, nil)
+	cancel()
+	if err == nil || ctx.Err() != nil {
+		// On an error because the schedd is stopping, the startd may have
+		// taken the job: it stays Running, and the restarted schedd
+		// vacates the claim before the job may run again.
+		return
+	}
+	s.log.Warn("activation failed", "job", id.String(), "slot", c.slotName, "err", err)
+	r.requeue(id, c, "the startd refused to run the job: "+err.Error())
+	r.release(ctx, c)
+}
+
 // markRunning commits a job as running on a claim, if it is still idle.
 func (r *runs) markRunning(c *claim, id queue.JobID) (bool, error) {
-	s := r.s
 	started := false
-	err := s.q.Update(func(tx *queue.Tx) error {
-		j := tx.Job(id)
-		if j == nil || tx.Status(j) != attr.Idle {
-			return nil
+	err := r.s.q.Update(func(tx *queue.Tx) error {
+		if j := tx.Job(id); j != nil && tx.Status(j) == attr.Idle {
+			r.startIn(tx, j, c)
+			started = true
 		}
-		setStatus(tx, j, attr.Running, s.now())
-		tx.SetString(j, attr.RemoteHost, c.slotName)
-		tx.SetString(j, attrClaimID, c.id)
-		tx.SetString(j, attrStartdAddr, c.startd)
-		tx.SetInt(j, "LastMatchTime", s.now().Unix())
-		v := tx.View(j)
-		tx.SetInt(j, "NumJobMatches", intAttr(&v, "NumJobMatches", 0)+1)
-		started = true
 		return nil
 	})
 	if err != nil || !started {
 		return false, err
 	}
+	r.attach(c, id)
+	return true, nil
+}
+
+// startIn marks an idle job running on a claim, in a transaction.
+func (r *runs) startIn(tx *queue.Tx, j *queue.Job, c *claim) {
+	now := r.s.now()
+	setStatus(tx, j, attr.Running, now)
+	tx.SetString(j, attr.RemoteHost, c.slotName)
+	tx.SetString(j, attrClaimID, c.id)
+	tx.SetString(j, attrStartdAddr, c.startd)
+	tx.SetInt(j, "LastMatchTime", now.Unix())
+	v := tx.View(j)
+	tx.SetInt(j, "NumJobMatches", intAttr(&v, "NumJobMatches", 0)+1)
+}
+
+// attach records that a claim runs a job (once it is committed running).
+func (r *runs) attach(c *claim, id queue.JobID) {
 	r.mu.Lock()
 	c.job, c.busy = id, true
 	r.byJob[id] = c
 	r.running++
 	r.mu.Unlock()
-	s.kickAds()
-	return true, nil
+	r.s.kickAds()
 }
 
 // next reserves the claim owner's next idle job that fits the claimed

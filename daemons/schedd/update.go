@@ -37,11 +37,7 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 	case wire.EventStarted:
 		return nil, s.started(id, c, at)
 	case wire.EventExited, wire.EventHeld, wire.EventFailed:
-		if err := s.ended(id, c, &u, at); err != nil {
-			return nil, err
-		}
-		s.goBackground(func(ctx context.Context) { s.reuse(ctx, c) })
-		return nil, nil
+		return nil, s.ended(id, c, &u, at)
 	case wire.EventEvicted:
 		s.jobs.finish(c)
 		s.jobs.drop(c)
@@ -116,10 +112,14 @@ func addUsage(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate) {
 	}
 }
 
-// ended records a job's exit, hold or failure at the startd, and applies
-// the job's on-exit policy.
+// ended records a job's exit, hold or failure at the startd, applies the
+// job's on-exit policy and, in the same transaction, starts the owner's
+// next job that fits on the claim: one commit for both.
 func (s *Server) ended(id queue.JobID, c *claim, u *wire.JobUpdate, at time.Time) error {
-	s.jobs.finish(c)
+	r := s.jobs
+	r.finish(c)
+	next, haveNext := r.next(c)
+	started := false
 	err := s.q.Update(func(tx *queue.Tx) error {
 		j := tx.Job(id)
 		if j == nil || tx.Status(j) != attr.Running {
@@ -144,10 +144,30 @@ func (s *Server) ended(id queue.JobID, c *claim, u *wire.JobUpdate, at time.Time
 			s.hold(tx, j, reason, code, u.HoldSubCode, ev)
 		}
 		ev.after(tx)
+		if haveNext {
+			if nj := tx.Job(next); nj != nil && tx.Status(nj) == attr.Idle {
+				r.startIn(tx, nj, c)
+				started = true
+			}
+		}
 		return nil
 	})
+	if started {
+		r.attach(c, next)
+	}
+	if haveNext {
+		r.unreserve(next)
+	}
 	s.kickAds()
-	return unavailable(err)
+	switch {
+	case err != nil:
+		return wire.Unavailable("%v", err)
+	case started:
+		s.goBackground(func(ctx context.Context) { r.sendActivate(ctx, c, next) })
+	default:
+		s.goBackground(func(ctx context.Context) { s.reuse(ctx, c) })
+	}
+	return nil
 }
 
 // exited records a job's exit and decides, as HTCondor does, from
