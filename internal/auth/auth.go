@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -156,11 +157,20 @@ type Verifier struct {
 	key  ed25519.PublicKey
 	pool string
 	now  func() time.Time
+
+	// Daemons present the same token on every request until they renew
+	// it: a token verified once is remembered (its identity and expiry),
+	// which saves an Ed25519 verification per request.
+	mu    sync.Mutex
+	known map[string]Identity
 }
+
+// verifiedCache bounds the remembered tokens; when full it starts over.
+const verifiedCache = 4096
 
 // NewVerifier returns a verifier for tokens of the pool named pool.
 func NewVerifier(key ed25519.PublicKey, pool string) *Verifier {
-	return &Verifier{key: key, pool: pool, now: time.Now}
+	return &Verifier{key: key, pool: pool, now: time.Now, known: map[string]Identity{}}
 }
 
 // Errors of Verify.
@@ -175,6 +185,27 @@ func (v *Verifier) Verify(token string) (Identity, error) {
 	if token == "" {
 		return Identity{}, ErrNoToken
 	}
+	v.mu.Lock()
+	id, ok := v.known[token]
+	v.mu.Unlock()
+	if ok && (id.Expires.IsZero() || v.now().Before(id.Expires)) {
+		return id, nil
+	}
+	id, err := v.verify(token)
+	if err != nil {
+		return id, err
+	}
+	v.mu.Lock()
+	if len(v.known) >= verifiedCache {
+		clear(v.known)
+	}
+	v.known[token] = id
+	v.mu.Unlock()
+	return id, nil
+}
+
+// verify checks a token's signature, issuer, expiry and claims.
+func (v *Verifier) verify(token string) (Identity, error) {
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) { return v.key, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),

@@ -133,3 +133,29 @@ func TestToolToken(t *testing.T) {
 		}
 	}
 }
+
+// A token verified once is remembered, but not past its expiry.
+func TestRememberedTokensStillExpire(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := NewIssuer(priv, "p").Issue("daemon", Daemon, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewVerifier(pub, "p")
+	for range 3 {
+		if id, err := v.Verify(tok); err != nil || id.Name != "daemon" {
+			t.Fatalf("Verify = %+v, %v", id, err)
+		}
+	}
+	v.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
+	if _, err := v.Verify(tok); !errors.Is(err, ErrBadToken) {
+		t.Errorf("an expired, remembered token: %v", err)
+	}
+	other := NewVerifier(pub, "other-pool")
+	if _, err := other.Verify(tok); err == nil {
+		t.Error("a token of another pool verified")
+	}
+}

@@ -26,7 +26,7 @@ import (
 )
 
 type pool struct {
-	t      *testing.T
+	t      testing.TB
 	p      *pooltest.Pool
 	user   *wire.Client // alice, WRITE
 	admin  *wire.Client
@@ -35,7 +35,12 @@ type pool struct {
 
 // newPool starts a collector, a negotiator, a schedd and one startd per
 // name, each with slots static one-CPU slots.
-func newPool(t *testing.T, slots int, startds ...string) *pool {
+func newPool(t testing.TB, slots int, startds ...string) *pool {
+	return newPoolWith(t, slots, nil, startds...)
+}
+
+// newPoolWith is newPool with the startds' configuration changed by edit.
+func newPoolWith(t testing.TB, slots int, edit func(*startd.Config), startds ...string) *pool {
 	p := pooltest.New(t)
 	p.Config.Startd.Slots, p.Config.Startd.Cpus, p.Config.Startd.Partitionable = slots, slots, false
 	p.Config.Startd.Memory = int64(512 * slots)
@@ -47,7 +52,7 @@ func newPool(t *testing.T, slots int, startds ...string) *pool {
 	pl := &pool{t: t, p: p, user: p.Client("schedd:1", "alice", auth.Write),
 		admin: p.Client("schedd:1", "root", auth.Administrator), startd: map[string]*startd.Server{}}
 	for i, name := range startds {
-		pl.startd[name] = start.Startd(t, p, fmt.Sprintf("startd-%d:1", i), name, nil)
+		pl.startd[name] = start.Startd(t, p, fmt.Sprintf("startd-%d:1", i), name, edit)
 	}
 	return pl
 }

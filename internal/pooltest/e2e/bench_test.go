@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kite-sched/kite/daemons/startd"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+// The benchmarks run a whole pool in the test process (in-memory network;
+// durable queue with fsync; jobs are real processes in real sandboxes).
+
+// benchPool is a pool whose startd sends its ads as a personal pool's
+// does (changes gathered for 250 ms).
+func benchPool(b *testing.B, slots int) *pool {
+	return newPoolWith(b, slots, func(c *startd.Config) { c.UpdateDelay = 250 * time.Millisecond }, "a")
+}
+
+// counts returns the queue's idle and running jobs (history holds the
+// finished).
+func (pl *pool) counts(ctx context.Context) (idle, running int) {
+	var t wire.QueueTotals
+	if err := pl.user.Call(ctx, "GET", wire.PathTotals, nil, &t); err != nil {
+		pl.t.Fatal(err)
+	}
+	return t.All.Idle, t.All.Running
+}
+
+// BenchmarkSubmitToRunning measures the time from submitting a job to an
+// idle pool until the schedd has it running (target: < 0.1 s).
+func BenchmarkSubmitToRunning(b *testing.B) {
+	pl := benchPool(b, 1)
+	dir := b.TempDir()
+	var total time.Duration
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		c := pl.submit(dir, "executable = /bin/sleep\narguments = 0.05\nshould_transfer_files = IF_NEEDED\nqueue\n")
+		id := fmt.Sprintf("%d.0", c)
+		for {
+			st := status(pl.job(id))
+			if st == attr.Running || st == attr.Completed {
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		total += time.Since(start)
+		b.StopTimer()
+		pl.waitStatus(id, attr.Completed)
+		time.Sleep(20 * time.Millisecond) // let the pool settle idle
+		b.StartTimer()
+	}
+	b.ReportMetric(total.Seconds()/float64(b.N), "s/submit-to-running")
+}
+
+// BenchmarkThroughput10k runs 10 000 /bin/true jobs on 8 slots (target:
+// at least 500 jobs/s).
+func BenchmarkThroughput10k(b *testing.B) {
+	jobs := 10000
+	if n := os.Getenv("KITE_BENCH_JOBS"); n != "" {
+		jobs, _ = strconv.Atoi(n)
+	}
+	pl := benchPool(b, 8)
+	dir := b.TempDir()
+	ctx := context.Background()
+	var elapsed time.Duration
+	for b.Loop() {
+		start := time.Now()
+		pl.submit(dir, fmt.Sprintf("executable = /bin/true\nshould_transfer_files = IF_NEEDED\nqueue %d\n", jobs))
+		for {
+			idle, running := pl.counts(ctx)
+			if idle+running == 0 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		elapsed += time.Since(start)
+	}
+	b.ReportMetric(float64(jobs*b.N)/elapsed.Seconds(), "jobs/s")
+}
