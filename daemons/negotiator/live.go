@@ -13,6 +13,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/policy"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -40,6 +41,12 @@ func (s *Server) Cycle(ctx context.Context) error {
 	}
 	rep.Fetch = time.Since(t).Seconds()
 
+	if !s.anyCandidate(slots) {
+		// Every slot is taken and nothing may be preempted: asking the
+		// schedds for their idle jobs would change nothing.
+		s.finishIdle(&rep, start, slots, subs)
+		return nil
+	}
 	t = time.Now()
 	snap := &Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}
 	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, significant(slots, &s.cfg.Policy), inUse)
@@ -59,14 +66,42 @@ func (s *Server) Cycle(ctx context.Context) error {
 	rep.Strategy, rep.Slots, rep.Classes, rep.Submitters = st.Strategy, st.Slots, st.Classes, st.Submitters
 	rep.Autoclusters, rep.IdleJobs, rep.Matches, rep.Evaluations = st.Requests, st.Jobs, len(res.Matches), st.Evaluations
 	rep.Rejections = st.Rejections
-	s.mu.Lock()
-	rep.Number = s.report.Number + 1
-	s.report = rep
-	s.mu.Unlock()
-	s.metrics.record(&rep)
+	s.record(&rep)
 	s.log.Debug("cycle", "n", rep.Number, "slots", rep.Slots, "submitters", rep.Submitters, "idle", rep.IdleJobs,
 		"matches", rep.Matches, "seconds", rep.Duration)
 	return nil
+}
+
+// record keeps a cycle's report.
+func (s *Server) record(rep *wire.CycleReport) {
+	s.mu.Lock()
+	rep.Number = s.report.Number + 1
+	s.report = *rep
+	s.mu.Unlock()
+	s.metrics.record(rep)
+}
+
+// anyCandidate reports whether some slot could take a job this cycle.
+func (s *Server) anyCandidate(slots []*classad.Ad) bool {
+	for _, ad := range slots {
+		if newSlot(ad, 0, s.cfg.Policy.ConsiderPreemption) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// finishIdle reports a cycle that had no slot to give: the submitters'
+// idle jobs all wait for busy slots.
+func (s *Server) finishIdle(rep *wire.CycleReport, start time.Time, slots, subs []*classad.Ad) {
+	idle := 0
+	for _, ad := range subs {
+		idle += int(numberAttr(ad, attr.IdleJobs, 0))
+	}
+	rep.Strategy, rep.Slots, rep.Submitters, rep.IdleJobs = s.cfg.Strategy, len(slots), len(subs), idle
+	rep.Rejections = map[string]int{policy.Busy.String(): idle}
+	rep.Duration = time.Since(start).Seconds()
+	s.record(rep)
 }
 
 // fetchAds reads the slots and the submitters with idle jobs. The

@@ -287,3 +287,21 @@ func counter(t *testing.T, n *negotiator.Server, name string) prometheus.Collect
 	t.Fatalf("no metric %s", name)
 	return nil
 }
+
+// With every slot taken, a cycle does not ask schedds for their idle jobs.
+func TestBusyPoolSkipsRequests(t *testing.T) {
+	p := pooltest.New(t)
+	start.Collector(t, p)
+	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 4})
+	advertise(t, p, `[MyType="Machine"; Name="slot1@a"; State="Claimed"; Activity="Busy"; Cpus=1; Memory=2048; RemoteUser="bob@test"]`,
+		submitterAd("alice@test", "schedd:1", 4))
+	n := start.Negotiator(t, p, fastConfig)
+	n.Reschedule()
+	rep := waitCycle(t, n, 1)
+	f.mu.Lock()
+	asked := len(f.queries)
+	f.mu.Unlock()
+	if asked != 0 || rep.Rejections["busy"] != 4 || rep.IdleJobs != 4 {
+		t.Errorf("schedd asked %d times; report %+v: want no question and 4 jobs waiting for busy slots", asked, rep)
+	}
+}
