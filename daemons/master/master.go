@@ -157,7 +157,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	serveCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	back := s.env.WatchCollector(serveCtx, node)
+	back := s.env.WatchCollector(serveCtx, node, nil)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.advertiseLoop(serveCtx, back) })
 	served := make(chan error, 1)

@@ -174,7 +174,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	back := s.env.WatchCollector(ctx, node)
+	back := s.env.WatchCollector(ctx, node, nil)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.loop(ctx, back) })
 	s.log.Info("serving", "addr", addr)

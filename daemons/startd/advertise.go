@@ -10,9 +10,10 @@ import (
 )
 
 // advertise sends the slot ads to the collector when something changed
-// (gathering the changes of UpdateDelay into one update) and every
-// UpdateInterval, until ctx is done.
-func (s *Server) advertise(ctx context.Context) {
+// (gathering the changes of UpdateDelay into one update), every
+// UpdateInterval, and at once when a restarted collector is back, until
+// ctx is done.
+func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
 	for {
@@ -24,6 +25,7 @@ func (s *Server) advertise(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-collectorBack:
 		case <-s.wake:
 			select {
 			case <-ctx.Done():

@@ -288,8 +288,9 @@ func (s *Server) Run(ctx context.Context) error {
 	loops, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoops()
 	s.begin()
+	back := s.env.WatchCollector(loops, node, nil)
 	var wg sync.WaitGroup
-	wg.Go(func() { s.advertise(loops) })
+	wg.Go(func() { s.advertise(loops, back) })
 	wg.Go(func() { s.policyLoop(loops) })
 	s.log.Info("serving", "addr", addr, "slots", len(s.slots), "cpus", s.machine.Cpus, "memory_mib", s.machine.MemoryMiB)
 	close(s.ready)

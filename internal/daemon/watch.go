@@ -13,9 +13,9 @@ import (
 // gossip of its own), it asks the collector every second until one
 // answers, joins its gossip, and then signals on the returned channel:
 // the daemon should advertise at once instead of at its next update. It
-// consumes node's events; with no node (gossip off) the channel never
-// fires.
-func (e *Env) WatchCollector(ctx context.Context, node *membership.Node) <-chan struct{} {
+// consumes node's events, passing each to onEvent first when that is not
+// nil; with no node (gossip off) the channel never fires.
+func (e *Env) WatchCollector(ctx context.Context, node *membership.Node, onEvent func(membership.Event)) <-chan struct{} {
 	back := make(chan struct{}, 1)
 	if node == nil {
 		return back
@@ -26,6 +26,9 @@ func (e *Env) WatchCollector(ctx context.Context, node *membership.Node) <-chan 
 			case <-ctx.Done():
 				return
 			case ev := <-node.Events():
+				if onEvent != nil {
+					onEvent(ev)
+				}
 				if ev.Member.Meta.Kind != "collector" || (ev.Kind != membership.Failed && ev.Kind != membership.Departed) {
 					continue
 				}
