@@ -281,7 +281,7 @@ func (s *Server) deliver(ctx context.Context, snap *Snapshot, matches []Match) {
 			defer cancel()
 			msg := wire.Matches{Submitter: k.user, Matches: make([]wire.Match, len(ms))}
 			for i, m := range ms {
-				msg.Matches[i] = wire.Match{Request: m.Request, Slot: m.Slot}
+				msg.Matches[i] = wire.Match{Request: m.Request, Slot: m.Slot, Preempt: m.Preempt}
 			}
 			var res wire.MatchesResult
 			if err := s.env.Connector().Client(k.schedd).Call(cctx, "POST", wire.PathMatches, msg, &res); err != nil {

@@ -135,7 +135,11 @@ func (s *Server) policyAttrs(ad *classad.Ad, st *slotState) {
 
 // claimAttrs are the slot's claim id and who holds it.
 func (s *Server) claimAttrs(ad *classad.Ad, st *slotState) {
-	ad.Set(attr.ClaimID, ast.Str(st.claimID))
+	id := st.claimID
+	if st.claim != nil {
+		id = st.preemptID
+	}
+	ad.Set(attr.ClaimID, ast.Str(id))
 	ad.Set(attr.CondorLoadAvg, ast.Real(0))
 	c := st.claim
 	if c == nil {

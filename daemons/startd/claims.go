@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,9 +28,14 @@ func (s *Server) handleClaim(ctx context.Context, r *wire.Request) (any, error) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.claimable(req)
+	st, preempting, err := s.claimable(req)
 	if err != nil {
 		return nil, err
+	}
+	if preempting {
+		if st, err = s.preemptFor(ctx, st, req); err != nil {
+			return nil, err
+		}
 	}
 	ad := s.slotAd(st)
 	if why := refusal(ad, req.Job); why != "" {
@@ -49,22 +55,90 @@ func (s *Server) handleClaim(ctx context.Context, r *wire.Request) (any, error) 
 }
 
 // claimable finds the slot a claim request names and checks that it may
-// be claimed with the id given.
-func (s *Server) claimable(req wire.ClaimRequest) (*slotState, error) {
+// be claimed with the id given; preempting is true for a claim on a busy
+// slot with its preempting id.
+func (s *Server) claimable(req wire.ClaimRequest) (st *slotState, preempting bool, err error) {
 	if s.stopping {
-		return nil, wire.Unavailable("%v", errStopping)
+		return nil, false, wire.Unavailable("%v", errStopping)
 	}
-	st := s.byName(req.Slot)
+	st = s.byName(req.Slot)
 	if st == nil {
-		return nil, wire.NotFound("no slot %q here", req.Slot)
+		return nil, false, wire.NotFound("no slot %q here", req.Slot)
+	}
+	if st.claim != nil && st.preemptID != "" && sameSecret(st.preemptID, req.ClaimID) {
+		if req.Preempt == "" {
+			return nil, false, wire.Conflict("%s is claimed: its id only preempts, and the claim does not ask to", st.name)
+		}
+		return st, true, nil
 	}
 	if !sameSecret(st.claimID, req.ClaimID) {
-		return nil, wire.Conflict("the claim id for %s is stale or wrong", st.name)
+		return nil, false, wire.Conflict("the claim id for %s is stale or wrong", st.name)
 	}
 	if !slots.Allows(st.Status(), slots.Claim) {
-		return nil, wire.Conflict("%s is %s and cannot be claimed", st.name, st.Status())
+		return nil, false, wire.Conflict("%s is %s and cannot be claimed", st.name, st.Status())
+	}
+	return st, false, nil
+}
+
+// preemptFor vacates a busy slot for a preempting claim (the lock is held,
+// and released while the job stops) and returns the slot to claim: the
+// slot itself, or for a dynamic slot its partitionable parent, which the
+// new claim carves again.
+func (s *Server) preemptFor(ctx context.Context, st *slotState, req wire.ClaimRequest) (*slotState, error) {
+	ad := s.slotAd(st)
+	if why := refusal(ad, req.Job); why != "" {
+		return nil, wire.Conflict("%s does not accept the job: %s", st.name, why)
+	}
+	var reason string
+	switch req.Preempt {
+	case "rank":
+		current, _ := classad.EvalAttr(ad, attr.Rank, st.claim.job)
+		offered, _ := classad.EvalAttr(ad, attr.Rank, req.Job)
+		c, _ := current.NumberValue()
+		o, _ := offered.NumberValue()
+		if !(o > c) {
+			return nil, wire.Conflict("%s does not rank the job (%v) above the one it runs (%v)", st.name, o, c)
+		}
+		reason = "preempted by a job the slot ranks higher"
+	case "priority":
+		reason = "preempted for a user of better priority"
+	default:
+		return nil, wire.BadRequest("preempt %q: want rank or priority", req.Preempt)
+	}
+	var parent *slotState
+	if st.Kind == slots.Dynamic {
+		parent = s.parentOf(st)
+	}
+	s.endClaim(st, reason, false)
+	deadline := s.now().Add(s.cfg.KillGrace + 10*time.Second)
+	for st.claim != nil || (parent != nil && slices.Contains(parent.dynamic, st)) {
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+		s.mu.Lock()
+		if ctx.Err() != nil || s.now().After(deadline) {
+			return nil, wire.Unavailable("%s is still vacating its job", st.name)
+		}
+	}
+	if parent != nil {
+		return parent, nil
+	}
+	if !slots.Allows(st.Status(), slots.Claim) {
+		return nil, wire.Conflict("%s is %s after preemption and cannot be claimed", st.name, st.Status())
 	}
 	return st, nil
+}
+
+// parentOf returns the partitionable slot a dynamic slot was carved from.
+func (s *Server) parentOf(d *slotState) *slotState {
+	for _, p := range s.slots {
+		if slices.Contains(p.dynamic, d) {
+			return p
+		}
+	}
+	return nil
 }
 
 // refusal explains why a slot's Requirements do not accept a job, "" if
@@ -121,7 +195,7 @@ func (s *Server) newClaim(st *slotState, req wire.ClaimRequest) *claim {
 	}
 	c := &claim{id: st.claimID, schedd: req.Schedd, scheddName: req.ScheddName, lease: lease,
 		expires: s.now().Add(lease), job: req.Job}
-	st.claim = c
+	st.claim, st.preemptID = c, newClaimID()
 	s.changed()
 	return c
 }

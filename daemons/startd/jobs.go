@@ -87,7 +87,7 @@ func (s *Server) endClaim(st *slotState, reason string, fast bool) {
 // disappears and gives its resources back; another slot gets a new claim
 // id and goes Unclaimed, Owner or Drained.
 func (s *Server) free(st *slotState) {
-	st.claim = nil
+	st.claim, st.preemptID = nil, ""
 	if st.Kind == slots.Dynamic {
 		p := st.Parent
 		st.Release()

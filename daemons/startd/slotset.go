@@ -19,7 +19,11 @@ type slotState struct {
 	*slots.Slot
 	name    string // the full name: slot1@host, slot1_2@host
 	claimID string // the secret a schedd must show to claim the slot
-	claim   *claim // nil when unclaimed
+	// preemptID is what a claimed slot's ad shows as its ClaimId: the
+	// secret that lets another schedd preempt the claim, never the
+	// claim's own id.
+	preemptID string
+	claim     *claim // nil when unclaimed
 	dynamic []*slotState
 	user    *starter.User
 	// sitaAttrs and sitaReq are what SITA-E adds to the slot's ad.

@@ -34,6 +34,11 @@ type ClaimRequest struct {
 	ScheddName string `json:"schedd_name"`
 	// Lease is how long, in seconds, the claim lives without a keep-alive.
 	Lease int `json:"lease"`
+	// Preempt claims a busy slot with the preempting claim id its ad
+	// carries: "rank" (the slot ranks this job above the one it runs) or
+	// "priority" (the negotiator's PREEMPTION_REQUIREMENTS allowed it).
+	// The running job is vacated first and goes back to its schedd.
+	Preempt string `json:"preempt,omitempty"`
 }
 
 // ClaimResult is a granted claim.

@@ -52,6 +52,9 @@ type Match struct {
 	// For a partitionable slot the job's RequestCpus, RequestMemory and
 	// RequestDisk decide the dynamic slot the startd carves out.
 	Slot *classad.Ad `json:"slot"`
+	// Preempt says why a busy slot was matched: "rank" or "priority"
+	// (empty: the slot was free). The schedd passes it on in its claim.
+	Preempt string `json:"preempt,omitempty"`
 }
 
 // Matches delivers a cycle's matches for one submitter.
