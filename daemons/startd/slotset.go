@@ -24,8 +24,8 @@ type slotState struct {
 	// claim's own id.
 	preemptID string
 	claim     *claim // nil when unclaimed
-	dynamic []*slotState
-	user    *starter.User
+	dynamic   []*slotState
+	user      *starter.User
 	// sitaAttrs and sitaReq are what SITA-E adds to the slot's ad.
 	sitaAttrs []sita.Attribute
 	// requirements is the slot's Requirements while it takes matches.
