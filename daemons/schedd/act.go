@@ -37,14 +37,21 @@ type chosen struct {
 // choose applies a selection inside a transaction.
 func choose(tx *queue.Tx, sel *selection, caller auth.Identity) chosen {
 	var out chosen
+	var m queue.Materializer
 	r := tx.Reader()
 	for c := range sel.clusters(r) {
 		if len(sel.owners) > 0 && !contains(sel.owners, c.Owner) {
 			continue
 		}
 		for j := range c.Jobs {
-			if !sel.picks(j) || sel.constraint != nil && !sel.holds(tx.Ad(j)) {
+			if !sel.picks(j) {
 				continue
+			}
+			if sel.constraint != nil {
+				v := tx.View(j)
+				if !sel.holds(m.Ad(&v)) {
+					continue
+				}
 			}
 			out.matched++
 			if !mayChange(caller, j.Owner()) {

@@ -80,8 +80,9 @@ func (s *Server) applyPolicy() (int, error) {
 		}
 	})
 	var ds []decision
+	var m queue.Materializer
 	for i := range views {
-		if d, ok := decide(&views[i]); ok {
+		if d, ok := decide(&views[i], m.Ad(&views[i])); ok {
 			ds = append(ds, d)
 		}
 	}
@@ -130,9 +131,8 @@ func ownsPolicy(own *classad.Ad) bool {
 	return false
 }
 
-// decide evaluates one job's periodic expressions.
-func decide(v *queue.View) (decision, bool) {
-	ad := v.Ad()
+// decide evaluates one job's periodic expressions in its whole ad.
+func decide(v *queue.View, ad *classad.Ad) (decision, bool) {
 	d := decision{id: v.ID}
 	if v.Status != attr.Held {
 		if hold, undef := policyTrue(ad, attr.PeriodicHold); hold || undef {

@@ -140,10 +140,11 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	views := s.views(sel)
 	var buf []byte
 	var rec ast.Record
+	var m queue.Materializer
 	sent := 0
 	for i := range views {
 		v := &views[i]
-		if sel.constraint != nil && !sel.holds(v.Ad()) {
+		if sel.constraint != nil && !sel.holds(m.Ad(v)) {
 			continue
 		}
 		buf = v.AppendJSON(buf[:0], q.Projection, &rec, private)

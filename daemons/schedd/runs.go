@@ -307,6 +307,7 @@ func (r *runs) next(c *claim) (queue.JobID, bool) {
 	ok := false
 	cache := map[*classad.Ad]bool{}
 	var m match.Matcher
+	var mat queue.Materializer
 	r.s.q.Read(func(rd *queue.Reader) {
 		for cl := range rd.Clusters {
 			if cl.Submitter != c.owner {
@@ -320,7 +321,7 @@ func (r *runs) next(c *claim) (queue.JobID, bool) {
 				fits, known := cache[v.Cluster]
 				plain := v.Own.Len() <= 1 // ProcId only: the cluster decides
 				if !known || !plain {
-					fits = m.Matches(v.Ad(), c.slot)
+					fits = m.Matches(mat.Ad(&v), c.slot)
 					if plain {
 						cache[v.Cluster] = fits
 					}

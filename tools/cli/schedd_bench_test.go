@@ -134,3 +134,23 @@ func BenchmarkQ100kBatch(b *testing.B) {
 type countWriter int
 
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// BenchmarkQ100kConstraint is `kite q -constraint 'ProcId >= 99990' -af
+// ClusterId ProcId`: a constraint evaluated in each of 100 000 job ads.
+func BenchmarkQ100kConstraint(b *testing.B) {
+	addr, dir := benchPool(b)
+	sub := filepath.Join(dir, "bench.sub")
+	os.WriteFile(sub, []byte(strings.Replace(bench100k, "log            = job.log\n", "", 1)), 0o644)
+	b.Chdir(dir)
+	kite(b, io.Discard, "submit", "-name", addr, sub)
+	var out strings.Builder
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		kite(b, &out, "q", "-name", addr, "-constraint", "ProcId >= 99990", "-af", "ClusterId", "ProcId")
+	}
+	if strings.Count(out.String(), "\n") != 10 {
+		b.Fatalf("q said %q", out.String())
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/q")
+}
