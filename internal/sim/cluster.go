@@ -150,6 +150,15 @@ func (e *engine) requests() []negotiator.Submitter {
 			return cmp.Compare(a.first(), b.first())
 		})
 		sub := negotiator.Submitter{Name: s.name, Schedd: "sim", Priority: e.acct.Effective(s.name), InUse: float64(s.running)}
+		if e.dispatch == Queue {
+			// Immediate dispatch: one job at a time, the oldest, so that
+			// each is placed seeing the hosts' queues as the jobs before
+			// it left them.
+			a := e.acs[live[0]]
+			sub.Requests = append(sub.Requests, negotiator.Request{ID: a.id, Count: 1, Ad: e.show(a)})
+			out = append(out, sub)
+			continue
+		}
 		for _, id := range live {
 			a := e.acs[id]
 			sub.Requests = append(sub.Requests, negotiator.Request{ID: a.id, Count: a.idle, Ad: e.show(a)})

@@ -334,8 +334,14 @@ func readSetup(t *table, dir string) *Setup {
 	if len(machines) == 0 && !t.has("machines") {
 		t.r.errorf("machines", "a scenario needs at least one [[machines]] group")
 	}
+	groupNames := map[string]bool{}
 	for _, m := range machines {
-		st.Machines = append(st.Machines, readMachines(m))
+		mg := readMachines(m)
+		if groupNames[mg.Name] {
+			t.r.errorf(m.key("name"), "%q names another group too: machine names must differ", mg.Name)
+		}
+		groupNames[mg.Name] = true
+		st.Machines = append(st.Machines, mg)
 	}
 	work := t.tables("workload")
 	if len(work) == 0 && !t.has("workload") {

@@ -1,0 +1,149 @@
+// Package sim is Kite's simulator: a deterministic discrete-event
+// simulation of a pool in virtual time that drives the real negotiation
+// cycle (negotiator.Cycle), the real ClassAd matchmaking and the
+// strategies of internal/policy against simulated startds and schedds, so
+// that a policy judged here is the code the live negotiator runs. The
+// papers behind Kite judge scheduling by simulation; their setups are
+// scenario files in examples/sim.
+//
+// # The model
+//
+// Time is a float64 of seconds; events (job arrivals and ends, machine
+// failures and repairs, on/off switches, speed changes, cycles) sit in a
+// heap ordered by time, kind and scheduling order, and every random draw
+// comes from a PCG stream seeded by the run's seed and its purpose (the
+// workload, each machine's failures, each machine's load), so the same
+// scenario and seed give the same numbers every time, and every policy of
+// a scenario sees the same jobs and the same failures.
+//
+// Machines have a speed (work units per second), slots, an optional
+// benchmark time (JoSchKa's rB, published as KiteBenchmark) and
+// availability: random failures with a per-minute probability that can
+// change at given times, a safe time and a ramp after each start
+// (JoSchKa's zerofp and incfp), a repair time; on/off schedules; explicit
+// down intervals; one-time crashes of a fraction of a group (paper 004);
+// and paper 002's two-state steady/loaded speed model. A machine that goes
+// down loses its running jobs — counted as aborted work — and they go back
+// to idle, after the pool's requeue delay (a lease expiring).
+//
+// Workloads are generated (sizes from constant, uniform, normal,
+// exponential, bounded Pareto (internal/sita) or empirical distributions;
+// arrivals all at once, Poisson — by rate, or by the load on the pool —,
+// at fixed intervals, or in batches as paper 002's jobs of tasks) or read
+// from a file of job ads, such as a real pool's kite history -json
+// (arrival from QDate, work from RemoteWallClockTime). Each job has a
+// type (KiteJobType, its group, or its owner) for per-type metrics.
+//
+// Two dispatch models are offered. Pull is HTCondor's: a job waits in its
+// schedd until a slot is free, and a slot runs one job at a time. Queue is
+// the immediate dispatch of the task-assignment literature (random,
+// round-robin, least-work-left, SITA-E with host queues): each host
+// advertises one slot that stays matchable while its FCFS queue has room,
+// publishing the work it holds (KiteWorkLeft, KiteQueueLength, KiteSpeed),
+// and runs its queue in order on its cores. Jobs are dispatched one at a
+// time: each cycle offers each submitter's oldest idle job only, and
+// cycles follow each other at once while jobs wait, so every job is
+// placed seeing the queues as the jobs before it left them. (In pull
+// mode a cycle offers every idle job; a slot matched in a cycle takes no
+// second job in it.)
+//
+// Either way, the simulated schedds group idle jobs into autoclusters by
+// the significant attributes (negotiator.Significant of the slots and
+// policy, the jobs' Requirements and Rank and what those read, and the
+// pool's extra names) and show each by its oldest job, and every match is
+// made by negotiator.Cycle with the run's strategy: every pool interval,
+// and a cycle delay after new idle jobs, free slots or a cycle that made
+// matches, as the live negotiator runs. A cycle's snapshot holds only the
+// free slots and the autoclusters with idle jobs, kept up to date as
+// events happen. The accountant (fair share) is the negotiator's, in
+// memory. The schedd's claim reuse is not simulated: every job is matched
+// by a cycle.
+//
+// # Metrics
+//
+// Per run, per job type and (with batches) per batch: makespan,
+// utilization (busy slot time over up slot time from the first arrival),
+// mean and variance of waiting, execution and total time, mean slowdown,
+// job passing (paper 002), JoSchKa's avEff and avDONE, and the load
+// imbalance M over hosts (algorithms.md §1); Metrics documents each. The
+// running jobs of each type over time and each host's load feed the
+// plots.
+//
+// # Scenario files
+//
+// A scenario is strict TOML: an unknown key or a bad value is an error
+// naming file:line:col, all errors at once. Times are seconds or strings
+// with units ("90s", "16m", "1.5h", "2d"). A distribution is a number or
+// a table (see Dist).
+//
+//	name = "..."                 # default: the file's name
+//	description = "..."
+//	seeds = [1, 2, 3]            # each policy runs with each; tables show means
+//	unit = "s"                   # report times in s, min, h or d
+//	duration = "2990m"           # stop there (default: when all jobs are done)
+//	sample = "1m"                # running-jobs series step (default: automatic)
+//
+//	[pool]
+//	dispatch = "pull"            # or "queue"
+//	interval = "60s"             # longest time between cycles
+//	cycle_delay = "1s"           # shortest; how soon a cycle follows a change
+//	queue_limit = 0              # queue mode: jobs a host may hold (0: any)
+//	requeue_delay = "0s"         # how long a lost job stays away
+//	significant = ["KiteWork"]   # more job attributes autoclusters tell apart
+//	half_life = "24h"            # accountant
+//	prio_factor = 1000
+//	pre_job_rank = "..."         # negotiator ranks (ClassAd, MY = slot)
+//	post_job_rank = "..."
+//	monitor = false              # publish KiteJobsCompleted, ... in slot ads
+//
+//	[[machines]]                 # a group of alike machines
+//	name = "node"                # machines are node01, node02, ...
+//	count = 10
+//	slots = 1                    # pull: slots; queue: cores
+//	speed = 1                    # work units per second (a distribution)
+//	benchmark = 4000             # ms, published as KiteBenchmark
+//	memory = 4096                # MB per slot
+//	disk = 10000000              # KB per slot
+//	start = "..."                # START expression
+//	rank = "..."                 # the slot's Rank
+//	attrs = { Arch = '"X86_64"' } # more slot attributes (ClassAd expressions)
+//	sita_interval = 0            # pin the group's SITA-E interval
+//	failure = { per_minute = 0.02, safe = "60m", ramp = "40m", repair = 0,
+//	            changes = [{ at = "1000m", per_minute = 0.0 }] }
+//	crash = { fraction = 0.3, at = { dist = "uniform", min = 0, max = "700h" }, repair = "never" }
+//	schedule = { period = "24h", up = "8h", phase = "0h" }
+//	down = [["10h", "12h"]]
+//	load = { to_loaded = 0.001, to_steady = 0.01, step = "1s",
+//	         steady = [0.95, 1.0], loaded = [0.0, 0.05] }
+//
+//	[[workload]]                 # a group of jobs
+//	type = "short"               # per-type metrics (default: group1, ...)
+//	owner = "alice"              # the submitter
+//	count = 500
+//	size = { dist = "pareto", k = 512, p = 1e7, a = 1.1 }   # work units
+//	arrival = { process = "once", at = "50m" }    # or poisson (rate or load),
+//	                             # interval (every), batches (batch, every)
+//	same_tasks = false           # batches repeat one draw of sizes (paper 002)
+//	size_attr = "ImageSize"      # also write the size into this attribute
+//	requirements = "..."         # default: cpus, memory and disk fit
+//	rank = "..."
+//	request_cpus = 1
+//	request_memory = 128
+//	request_disk = 1000
+//	prio = 0                     # JobPrio
+//	attrs = { ... }
+//	file = "jobs.json"           # instead: job ads (kite q/history -json)
+//	type_attr = "Owner"          # the files' type attribute
+//
+//	[[policy]]                   # a policy to compare
+//	name = "lwl"                 # default: the strategy
+//	strategy = "least-work-left" # condor, random, round-robin, least-work-left, ...
+//	params = { rank = "KiteQueueLength" }   # the strategy's parameters
+//	dispatch = "queue"           # override the pool's
+//	sita = { intervals = 8, source = "config", fit = "moments",
+//	         attribute = "KiteWork" }       # SITA-E host ads (internal/sita)
+//
+//	[vary]                       # one setup per value of one key
+//	key = "workload.size.a"      # workload[1].arrival.load names one group
+//	values = [1.1, 1.5, 1.9]
+package sim
