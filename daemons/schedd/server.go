@@ -191,10 +191,14 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathMatches, auth.Daemon, s.handleMatches)
 	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdate)
 	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, s.handleInput)
-	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.handleOutput)
 	metrics.Serve(m, s.reg)
+	m.SetMaxBody(maxOutputBytes) // outputs stream to disk: no body bound but this
+	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.handleOutput)
 	return m
 }
+
+// maxOutputBytes bounds one output file a startd sends back.
+const maxOutputBytes = 1 << 40
 
 // kickAds asks for the ads to go out soon (coalesced).
 func (s *Server) kickAds() {
