@@ -374,7 +374,10 @@ func jobTable(ads []*row, now time.Time) *table {
 		right:   []bool{true, false, false, true, false, true, true, false},
 	}
 	for _, ad := range ads {
-		size := float64(ad.int(attr.MemoryUsage))
+		size := float64(ad.int(attr.ImageSize)) / 1024 // ImageSize is KiB
+		if v := ad.value(attr.MemoryUsage); !v.IsUndefined() {
+			size = float64(ad.int(attr.MemoryUsage))
+		}
 		t.add(ad.id(), ad.str(attr.Owner), shortDate(ad.int(attr.QDate)), runTime(ad, now),
 			attr.StatusLetter(ad.int(attr.JobStatus)), strconv.FormatInt(ad.int(attr.JobPrio), 10),
 			strconv.FormatFloat(size, 'f', 1, 64), command(ad))
