@@ -91,10 +91,19 @@ func (g *signatures) jobSig(v *queue.View) string {
 }
 
 // names returns the significant attributes for an ad: the negotiator's,
-// Requirements and Rank, and what those read of the job itself.
+// Requirements and Rank, and what those read of the job itself. An
+// expression that reads attributes by computed name (eval of a string
+// made at run time) could read any of them: then all are significant.
 func (g *signatures) names(ad *classad.Ad) map[string]bool {
-	self, _, _ := refs(ad, attr.Requirements, attr.Rank)
+	self, _, escape := refs(ad, attr.Requirements, attr.Rank)
 	names := map[string]bool{"requirements": true, "rank": true}
+	if escape {
+		for i := range ad.Len() {
+			if n := ast.Lower(ad.Name(i)); n != "procid" {
+				names[n] = true
+			}
+		}
+	}
 	for n := range self {
 		names[n] = true
 	}
