@@ -154,6 +154,7 @@ func slotTemplate(mg *MachineGroup) *classad.Ad {
 	setNumber(ad, attr.Disk, mg.Disk)
 	ad.Set(attr.Arch, ast.Str("X86_64"))
 	ad.Set(attr.OpSys, ast.Str("LINUX"))
+	ad.Set(attr.HasFileTransfer, ast.Bool(true))
 	ad.Set(attr.DaemonStartTime, ast.Int(epoch))
 	start := ast.Expr(ast.Bool(true))
 	if mg.Start != "" {

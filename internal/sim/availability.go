@@ -156,7 +156,6 @@ func (e *engine) bringUp(mi int32) {
 		s.ad.Set(attr.DaemonStartTime, ast.Int(int64(epoch+math.Floor(e.now))))
 		e.free.add(si)
 		e.poolWeight += s.weight
-		e.upSlots += s.weight
 	}
 	if f := mg.Failure; f != nil {
 		m.failGen++
@@ -196,7 +195,6 @@ func (e *engine) takeDown(mi int32) {
 	for _, si := range m.slots {
 		e.free.remove(si)
 		e.poolWeight -= e.slots[si].weight
-		e.upSlots -= e.slots[si].weight
 	}
 }
 

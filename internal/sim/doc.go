@@ -51,9 +51,13 @@
 // the significant attributes (negotiator.Significant of the slots and
 // policy, the jobs' Requirements and Rank and what those read, and the
 // pool's extra names) and show each by its oldest job, and every match is
-// made by negotiator.Cycle with the run's strategy: every pool interval,
-// and a cycle delay after new idle jobs, free slots or a cycle that made
-// matches, as the live negotiator runs. A cycle's snapshot holds only the
+// made by negotiator.Cycle with the run's strategy, timed as the live
+// negotiator times its cycles: a cycle delay after new idle jobs, free
+// slots or a cycle that made matches, and every interval while jobs wait
+// for something a later cycle may lift (fair-share quota, limits). Cycles
+// that could match nothing (no idle job, no free slot, or only jobs no
+// slot matches and nothing changed) are skipped: they would change
+// nothing. A cycle's snapshot holds only the
 // free slots and the autoclusters with idle jobs, kept up to date as
 // events happen. The accountant (fair share) is the negotiator's, in
 // memory. The schedd's claim reuse is not simulated: every job is matched

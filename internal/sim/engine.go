@@ -60,13 +60,12 @@ type engine struct {
 	lastCycle  float64
 	cycles     int
 	matches    int
-	poolWeight float64
+	poolWeight float64 // slots up now (queue mode: cores)
 	slotBuf    []*classad.Ad
 	subBuf     []negotiator.Submitter
 
 	// Metrics as the run goes.
-	upSlots          float64 // slots up now (queue mode: cores)
-	availAcc, availT float64 // slot-seconds up, integrated to availT
+	availAcc, availT float64 // slot-seconds up (poolWeight), integrated to availT
 	availAtFirst     float64
 	firstSeen        bool
 	runningByType    []int
@@ -139,7 +138,8 @@ func (f *freeSet) remove(s int32) {
 
 // newEngine prepares a run.
 func newEngine(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*engine, error) {
-	e := &engine{ctx: ctx, st: st, pol: pol, dispatch: pol.Dispatch, seed: seed, acByKey: map[string]int32{}}
+	e := &engine{ctx: ctx, st: st, pol: pol, dispatch: pol.Dispatch, seed: seed, acByKey: map[string]int32{},
+		lastCycle: math.Inf(-1)}
 	if e.dispatch == "" {
 		e.dispatch = st.Pool.Dispatch
 	}

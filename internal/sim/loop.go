@@ -40,7 +40,7 @@ func (e *engine) run() error {
 
 // advance moves the clock, integrating the slots that are up.
 func (e *engine) advance(t float64) {
-	e.availAcc += e.upSlots * (t - e.availT)
+	e.availAcc += e.poolWeight * (t - e.availT)
 	e.availT = t
 	e.now = t
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 )
 
 // WritePlot draws the report as SVG: for each setup and policy (the first
@@ -139,12 +140,12 @@ func axes(b *bufio.Writer, x, y, w, h float64, xt, yt []float64, xmax, ymax floa
 	for _, v := range yt {
 		py := y + h - h*v/ymax
 		fmt.Fprintf(b, `<line x1="%g" y1="%.1f" x2="%g" y2="%.1f" stroke="#ddd"/><text x="%g" y="%.1f" text-anchor="end">%s</text>`+"\n",
-			x, py, x+w, py, x-4, py+4, num(v))
+			x, py, x+w, py, x-4, py+4, tick(v))
 	}
 	for _, v := range xt {
 		px := x + w*v/xmax
 		fmt.Fprintf(b, `<line x1="%.1f" y1="%g" x2="%.1f" y2="%g" stroke="#444"/><text x="%.1f" y="%g" text-anchor="middle">%s</text>`+"\n",
-			px, y+h, px, y+h+4, px, y+h+16, num(v))
+			px, y+h, px, y+h+4, px, y+h+16, tick(v))
 	}
 	if xlabel != "" {
 		fmt.Fprintf(b, `<text x="%g" y="%g" text-anchor="middle">%s</text>`+"\n", x+w/2, y+h+30, esc(xlabel))
@@ -176,6 +177,17 @@ func ticks(max float64) []float64 {
 		}
 	}
 	return out
+}
+
+// tick labels an axis value shortly: 2.5, 40, 25k, 8M.
+func tick(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'g', 4, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'g', 4, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 func esc(s string) string { return html.EscapeString(s) }

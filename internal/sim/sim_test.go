@@ -403,3 +403,43 @@ func TestAvDone(t *testing.T) {
 		t.Errorf("avDONE %v, want 0.25: half the jobs done for half the time", m.AvDone)
 	}
 }
+
+// Jobs no slot will ever match stop the run at once, reported as stalled.
+func TestStall(t *testing.T) {
+	r := simulate(t, `
+[[machines]]
+failure = { per_minute = 0.001 }
+[[workload]]
+count = 3
+size = 10
+requirements = "TARGET.Memory > 1e9"
+[[policy]]
+`, 0, 1)
+	if !r.Stalled || r.Complete || r.End != 0 || r.All.Done != 0 {
+		t.Errorf("stalled %v complete %v end %v done %d: want a stall at time 0", r.Stalled, r.Complete, r.End, r.All.Done)
+	}
+}
+
+// Immediate dispatch places jobs one at a time: least-work-left gives a
+// host three times as fast three times the jobs, even when all arrive
+// together.
+func TestDispatchOneAtATime(t *testing.T) {
+	r := simulate(t, `
+[pool]
+dispatch = "queue"
+cycle_delay = 0
+[[machines]]
+name = "slow"
+[[machines]]
+name = "fast"
+speed = 3
+[[workload]]
+count = 8
+size = 3
+[[policy]]
+strategy = "least-work-left"
+`, 0, 1)
+	if r.Hosts[0].Completed != 2 || r.Hosts[1].Completed != 6 || r.All.Makespan != 6 {
+		t.Errorf("slow host %d jobs, fast %d, makespan %v; want 2, 6 and 6", r.Hosts[0].Completed, r.Hosts[1].Completed, r.All.Makespan)
+	}
+}
