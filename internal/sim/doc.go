@@ -45,7 +45,9 @@
 // cycles follow each other at once while jobs wait, so every job is
 // placed seeing the queues as the jobs before it left them. (In pull
 // mode a cycle offers every idle job; a slot matched in a cycle takes no
-// second job in it.)
+// second job in it.) A cycle per job over every host with room suits the
+// literature's pools of tens to hundreds of hosts; pull mode is the one
+// that scales to the 10 000 machines and 1 000 000 jobs of the benchmark.
 //
 // Either way, the simulated schedds group idle jobs into autoclusters by
 // the significant attributes (negotiator.Significant of the slots and
