@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"strconv"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
@@ -138,6 +139,9 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 		return err
 	}
 	views := s.views(sel)
+	if q.Batches {
+		return sendBatches(out, views, sel)
+	}
 	var buf []byte
 	var rec ast.Record
 	var m queue.Materializer
@@ -259,3 +263,60 @@ func project(ad *classad.Ad, names []string) *classad.Ad {
 }
 
 func contains(list []string, s string) bool { return slices.Contains(list, s) }
+
+// sendBatches sends condor_q's batch summary of the selected jobs.
+func sendBatches(out *wire.Stream, views []queue.View, sel *selection) error {
+	byKey := map[string]*wire.Batch{}
+	var order []*wire.Batch
+	seen := map[*classad.Ad]bool{} // clusters counted in their batch's total
+	var m queue.Materializer
+	for i := range views {
+		v := &views[i]
+		if sel.constraint != nil && !sel.holds(m.Ad(v)) {
+			continue
+		}
+		name := stringAttr(v, attr.JobBatchName)
+		key := v.Owner + "\x00" + name
+		if name == "" {
+			key += "\x00" + strconv.FormatInt(v.ID.Cluster, 10)
+		}
+		b := byKey[key]
+		qdate := intAttr(v, attr.QDate, 0)
+		if b == nil {
+			b = &wire.Batch{Owner: v.Owner, Name: name, Cluster: v.ID.Cluster, Submitted: qdate, First: v.ID.String()}
+			byKey[key] = b
+			order = append(order, b)
+		}
+		if !seen[v.Cluster] {
+			seen[v.Cluster] = true
+			b.Total += intAttr(v, "TotalSubmitProcs", 0)
+		}
+		b.Submitted = min(b.Submitted, qdate)
+		b.Last = v.ID.String()
+		countStatus(&b.StatusCounts, v.Status)
+	}
+	for _, b := range order {
+		if err := out.Send(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func countStatus(c *wire.StatusCounts, status int64) {
+	c.Jobs++
+	switch status {
+	case attr.Idle:
+		c.Idle++
+	case attr.Running:
+		c.Running++
+	case attr.Held:
+		c.Held++
+	case attr.Removed:
+		c.Removed++
+	case attr.Completed:
+		c.Completed++
+	case attr.Suspended:
+		c.Suspended++
+	}
+}

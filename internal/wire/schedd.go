@@ -61,6 +61,27 @@ type JobQuery struct {
 	Projection []string `json:"projection,omitempty"`
 	// Limit caps the number of ads (0: no cap).
 	Limit int `json:"limit,omitempty"`
+	// Batches asks for condor_q's batch summary of the selected jobs
+	// instead of their ads: one Batch per item, in the order of each
+	// batch's first job.
+	Batches bool `json:"batches,omitempty"`
+}
+
+// Batch summarises the jobs of one batch: an owner's jobs that share a
+// batch name (JobBatchName), or else the jobs of one cluster.
+type Batch struct {
+	Owner string `json:"owner"`
+	// Name is the batch name; "" for a cluster's jobs without one.
+	Name    string `json:"name,omitempty"`
+	Cluster int64  `json:"cluster"` // the first job's cluster
+	// Submitted is the earliest QDate (Unix seconds).
+	Submitted int64 `json:"submitted"`
+	// Total is how many jobs the batch's clusters were submitted with.
+	Total int64 `json:"total"`
+	StatusCounts
+	// First and Last are the batch's first and last jobs in the queue.
+	First string `json:"first"`
+	Last  string `json:"last"`
 }
 
 // StatusCounts counts jobs by JobStatus.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -64,9 +65,6 @@ held ones with their reasons, -run the running ones with their hosts; -long,
 	return c
 }
 
-// batchAttrs are what the batch summary needs of each job.
-var batchAttrs = []string{attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.JobStatus, "TotalSubmitProcs"}
-
 // tableAttrs are what the tables need of each job.
 var tableAttrs = []string{
 	attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.JobStatus, "TotalSubmitProcs",
@@ -114,7 +112,7 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 		return printJSON(w, ads)
 	}
 	if !o.nobatch && !o.hold && !o.run {
-		q.Projection = batchAttrs
+		return o.printBatches(ctx, w, s, q, totals)
 	}
 	var rows []*row
 	if err := streamRows(ctx, s.client, wire.PathQueue, q, func(r *row) error { rows = append(rows, r); return nil }); err != nil {
@@ -183,27 +181,59 @@ func (o *qOptions) query(args []string, caller string) wire.JobQuery {
 	return q
 }
 
+// printBatches is the default view: the schedd summarises the jobs by
+// batch, so that 100 000 jobs make a few lines on the wire, not 100 000
+// ads.
+func (o *qOptions) printBatches(ctx context.Context, w io.Writer, s *scheddConn, q wire.JobQuery, totals wire.QueueTotals) error {
+	q.Batches = true
+	var batches []wire.Batch
+	err := s.client.Stream(ctx, "POST", wire.PathQueue, q, func(item json.RawMessage) error {
+		var b wire.Batch
+		if err := json.Unmarshal(item, &b); err != nil {
+			return fmt.Errorf("the schedd sent a bad batch: %w", err)
+		}
+		batches = append(batches, b)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var sum wire.StatusCounts
+	for _, b := range batches {
+		sum = addCounts(sum, b.StatusCounts)
+	}
+	return o.printWith(w, s, func() *table { return batchTable(batches) }, sum, totals, q)
+}
+
+func addCounts(a, b wire.StatusCounts) wire.StatusCounts {
+	return wire.StatusCounts{Jobs: a.Jobs + b.Jobs, Completed: a.Completed + b.Completed, Removed: a.Removed + b.Removed,
+		Idle: a.Idle + b.Idle, Running: a.Running + b.Running, Held: a.Held + b.Held, Suspended: a.Suspended + b.Suspended}
+}
+
 func (o *qOptions) printTables(w io.Writer, s *scheddConn, ads []*row, totals wire.QueueTotals, q wire.JobQuery) error {
 	now := o.now()
-	if !o.total {
-		fmt.Fprintf(w, "\n\n-- Schedd: %s : <%s> @ %s\n", s.name, s.addr, now.Format("01/02/06 15:04:05"))
-		var t *table
+	view := func() *table {
 		switch {
 		case o.hold:
-			t = holdTable(ads, now)
+			return holdTable(ads, now)
 		case o.run:
-			t = runTable(ads, now)
-		case o.nobatch:
-			t = jobTable(ads, now)
-		default:
-			t = batchTable(ads)
+			return runTable(ads, now)
 		}
-		if err := t.write(w); err != nil {
+		return jobTable(ads, now)
+	}
+	return o.printWith(w, s, view, countAds(ads), totals, q)
+}
+
+// printWith prints the header, a view and condor_q's totals.
+func (o *qOptions) printWith(w io.Writer, s *scheddConn, view func() *table, query wire.StatusCounts, totals wire.QueueTotals, q wire.JobQuery) error {
+	if !o.total {
+		fmt.Fprintf(w, "\n\n-- Schedd: %s : <%s> @ %s\n", s.name, s.addr, o.now().Format("01/02/06 15:04:05"))
+		if err := view().write(w); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Total for query: %s\n", countLine(countAds(ads)))
+	fmt.Fprintf(w, "Total for query: %s\n", countLine(query))
 	if len(q.Owners) == 1 && !o.allusers {
 		fmt.Fprintf(w, "Total for %s: %s\n", q.Owners[0], countLine(totals.ByOwner[q.Owners[0]]))
 	}
@@ -239,64 +269,14 @@ func countLine(c wire.StatusCounts) string {
 		c.Jobs, c.Completed, c.Removed, c.Idle, c.Running, c.Held, c.Suspended)
 }
 
-// batch is one line of the default view.
-type qBatch struct {
-	owner, name     string
-	submitted       int64
-	done, total     int64
-	run, idle, held int
-	jobs            int
-	first, last     string
-	lastRow         *row
-	clusters        map[int64]bool
-}
-
-// batchTable summarises jobs by batch: a cluster, or the jobs of an owner
-// that share a batch name.
-func batchTable(ads []*row) *table {
-	byKey := map[string]*qBatch{}
-	var order []*qBatch
-	for _, ad := range ads {
-		owner, name := ad.str(attr.Owner), ad.str(attr.JobBatchName)
-		cluster := ad.int(attr.ClusterID)
-		key := owner + "\x00" + name
-		if name == "" {
-			name = "ID: " + strconv.FormatInt(cluster, 10)
-			key = owner + "\x00#" + name
-		}
-		b := byKey[key]
-		if b == nil {
-			b = &qBatch{owner: owner, name: name, submitted: ad.int(attr.QDate), clusters: map[int64]bool{}}
-			byKey[key] = b
-			order = append(order, b)
-		}
-		if !b.clusters[cluster] {
-			b.clusters[cluster] = true
-			b.total += ad.int("TotalSubmitProcs")
-		}
-		b.submitted = min(b.submitted, ad.int(attr.QDate))
-		switch ad.int(attr.JobStatus) {
-		case attr.Running:
-			b.run++
-		case attr.Idle:
-			b.idle++
-		case attr.Held:
-			b.held++
-		}
-		if b.jobs == 0 {
-			b.first = ad.id()
-		}
-		b.jobs++
-		b.lastRow = ad
-	}
+// batchTable is the default view: one line per batch.
+func batchTable(batches []wire.Batch) *table {
 	anyHeld := false
-	for _, b := range order {
-		b.last = b.lastRow.id()
-		b.done = max(b.total-int64(b.jobs), 0)
-		anyHeld = anyHeld || b.held > 0
+	for _, b := range batches {
+		anyHeld = anyHeld || b.Held > 0
 	}
 	headers := []string{"OWNER", "BATCH_NAME", "SUBMITTED", "DONE", "RUN", "IDLE"}
-	if anyHeld || len(order) == 0 {
+	if anyHeld || len(batches) == 0 {
 		headers = append(headers, "HOLD")
 	}
 	headers = append(headers, "TOTAL", "JOB_IDS")
@@ -304,12 +284,17 @@ func batchTable(ads []*row) *table {
 	for i := 3; i < len(headers)-1; i++ {
 		t.right[i] = true
 	}
-	for _, b := range order {
-		row := []string{b.owner, b.name, shortDate(b.submitted), dash(b.done), dash(int64(b.run)), dash(int64(b.idle))}
-		if anyHeld {
-			row = append(row, dash(int64(b.held)))
+	for _, b := range batches {
+		name := b.Name
+		if name == "" {
+			name = "ID: " + strconv.FormatInt(b.Cluster, 10)
 		}
-		row = append(row, strconv.FormatInt(max(b.total, int64(b.jobs)), 10), idRange(b.first, b.last))
+		total := max(b.Total, int64(b.Jobs))
+		row := []string{b.Owner, name, shortDate(b.Submitted), dash(total - int64(b.Jobs)), dash(int64(b.Running)), dash(int64(b.Idle))}
+		if anyHeld {
+			row = append(row, dash(int64(b.Held)))
+		}
+		row = append(row, strconv.FormatInt(total, 10), idRange(b.First, b.Last))
 		t.add(row...)
 	}
 	return t

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/wire"
 )
 
 func rowsOf(t *testing.T, srcs ...string) []*row {
@@ -31,7 +32,10 @@ func TestQueueTables(t *testing.T) {
 		`[ ClusterId = 8; ProcId = 0; Owner = "bob"; QDate = 1789996400; JobStatus = 1; TotalSubmitProcs = 1; JobBatchName = "nightly"; Cmd = "/usr/bin/env" ]`,
 	)
 	var b strings.Builder
-	batchTable(rows).write(&b)
+	batchTable([]wire.Batch{
+		{Owner: "alice", Cluster: 7, Submitted: 1789996400, Total: 4, First: "7.0", Last: "7.2", StatusCounts: wire.StatusCounts{Jobs: 2, Running: 1, Held: 1}},
+		{Owner: "bob", Name: "nightly", Cluster: 8, Submitted: 1789996400, Total: 1, First: "8.0", Last: "8.0", StatusCounts: wire.StatusCounts{Jobs: 1, Idle: 1}},
+	}).write(&b)
 	want := "OWNER BATCH_NAME SUBMITTED  DONE RUN IDLE HOLD TOTAL JOB_IDS\n\n" +
 		"alice ID: 7      " + q + "    2   1    _    1     4 7.0-2\n" +
 		"bob   nightly    " + q + "    _   _    1    _     1 8.0\n"
