@@ -57,13 +57,16 @@ func (b *eventBatch) after(tx *queue.Tx) {
 	if len(b.order) == 0 {
 		return
 	}
-	tx.AfterCommit(func() {
-		for _, path := range b.order {
-			if err := b.s.events.Write(path, b.bufs[path]); err != nil {
-				b.s.log.Warn("job event log not written", "log", path, "err", err)
-			}
+	tx.AfterCommit(b.write)
+}
+
+// write writes the events, one write per log.
+func (b *eventBatch) write() {
+	for _, path := range b.order {
+		if err := b.s.events.Write(path, b.bufs[path]); err != nil {
+			b.s.log.Warn("job event log not written", "log", path, "err", err)
 		}
-	})
+	}
 }
 
 // stringAttr returns a job attribute that is a string literal, or "".

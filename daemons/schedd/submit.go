@@ -35,7 +35,11 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	ads, raws, err := classad.ParseJSONArray(body)
+	raws, err := splitArray(body)
+	if err != nil {
+		return nil, wire.BadRequest("submit: %v", err)
+	}
+	ads, err := parseAll(raws)
 	if err != nil {
 		return nil, wire.BadRequest("submit: %v", err)
 	}
@@ -61,29 +65,36 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	return wire.SubmitResult{Cluster: cluster, Procs: len(procs)}, nil
 }
 
-// submit commits a checked cluster and logs its submit events.
+// submit commits a checked cluster and logs its submit events, which are
+// formatted while the cluster is written.
 func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*classad.Ad, raws [][]byte) error {
+	events := make(chan *eventBatch, 1)
+	go func() { events <- s.submitEvents(cluster, ad, procs) }()
 	err := s.q.Update(func(tx *queue.Tx) error {
 		if reserved, ok := s.q.Reservation(cluster); ok && reserved != "" && reserved != owner {
 			return wire.Forbidden("submit: cluster %d was handed out to %s", cluster, reserved)
 		}
-		c, err := tx.Submit(cluster, owner, ad, procs, raws)
-		if err != nil {
+		if _, err := tx.Submit(cluster, owner, ad, procs, raws); err != nil {
 			return wire.Conflict("submit: %v", err)
 		}
-		ev := s.newEvents().sized(len(procs))
-		host := "<" + s.Addr() + ">"
-		for j := range c.Jobs {
-			v := j.View()
-			ev.add(&v, userlog.Event{Code: userlog.Submit, Host: host, Notes: stringAttr(&v, "SubmitEventNotes")})
-		}
-		ev.after(tx)
+		tx.AfterCommit(func() { (<-events).write() })
 		return nil
 	})
 	if err == nil {
 		s.kickAds()
 	}
 	return err
+}
+
+// submitEvents formats the submit events of a new cluster.
+func (s *Server) submitEvents(cluster int64, ad *classad.Ad, procs []*classad.Ad) *eventBatch {
+	ev := s.newEvents().sized(len(procs))
+	host := "<" + s.Addr() + ">"
+	for i, own := range procs {
+		v := queue.View{ID: queue.JobID{Cluster: cluster, Proc: int64(i)}, Cluster: ad, Own: own}
+		ev.add(&v, userlog.Event{Code: userlog.Submit, Host: host, Notes: stringAttr(&v, "SubmitEventNotes")})
+	}
+	return ev
 }
 
 // checkCluster checks the cluster ad and sets what the schedd decides:
