@@ -194,7 +194,15 @@ func (s *Server) handleHistory(ctx context.Context, r *wire.Request, out *wire.S
 	sent := 0
 	var sendErr error
 	var buf []byte
+	plain := sel.empty() && len(q.Projection) == 0 // send records as they are
 	err = s.q.History(func(raw []byte) bool {
+		if plain {
+			if sendErr = out.SendJSON(raw); sendErr != nil {
+				return false
+			}
+			sent++
+			return q.Limit == 0 || sent < q.Limit
+		}
 		ad, err := classad.ParseJSON(raw)
 		if err != nil {
 			s.log.Warn("history: a bad record", "err", err)
