@@ -26,7 +26,9 @@ func (s *Server) advertise(ctx context.Context) {
 	defer t.Stop()
 	var seq int64 = 1
 	sent := map[string]bool{} // submitter ads at the collector
-	s.sendAds(ctx, seq, sent)
+	if s.sendAds(ctx, seq, sent) > 0 {
+		s.reschedule(ctx) // jobs left idle by the last run
+	}
 	for {
 		poke := false
 		select {
