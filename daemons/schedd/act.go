@@ -148,7 +148,7 @@ func (s *Server) hold(tx *queue.Tx, j *queue.Job, reason string, code, sub int, 
 	tx.SetInt(j, attr.HoldReasonCode, int64(code))
 	tx.SetInt(j, attr.HoldReasonSubCode, int64(sub))
 	v := tx.View(j)
-	tx.SetInt(j, "NumHolds", intAttr(&v, "NumHolds", 0)+1)
+	tx.SetInt(j, attr.NumHolds, intAttr(&v, attr.NumHolds, 0)+1)
 	ev.add(&v, userlog.Event{Code: userlog.Held, Reason: reason, HoldCode: code, HoldSubCode: sub})
 	return true
 }
@@ -160,10 +160,10 @@ func (s *Server) release(tx *queue.Tx, j *queue.Job, reason string, ev *eventBat
 	}
 	v := tx.View(j)
 	if e, ok := v.Lookup(attr.HoldReason); ok {
-		tx.Set(j, "LastHoldReason", e)
+		tx.Set(j, attr.LastHoldReason, e)
 	}
 	if e, ok := v.Lookup(attr.HoldReasonCode); ok {
-		tx.Set(j, "LastHoldReasonCode", e)
+		tx.Set(j, attr.LastHoldReasonCode, e)
 	}
 	setStatus(tx, j, attr.Idle, s.now())
 	tx.SetString(j, attr.ReleaseReason, reason)

@@ -297,7 +297,7 @@ func sendBatches(out *wire.Stream, views []queue.View, sel *selection) error {
 		}
 		if !seen[v.Cluster] {
 			seen[v.Cluster] = true
-			b.Total += intAttr(v, "TotalSubmitProcs", 0)
+			b.Total += intAttr(v, attr.TotalSubmitProcs, 0)
 		}
 		b.Submitted = min(b.Submitted, qdate)
 		b.Last = v.ID.String()

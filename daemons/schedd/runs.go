@@ -285,9 +285,9 @@ func (r *runs) startIn(tx *queue.Tx, j *queue.Job, c *claim) {
 	tx.SetString(j, attr.RemoteHost, c.slotName)
 	tx.SetString(j, attrClaimID, c.id)
 	tx.SetString(j, attrStartdAddr, c.startd)
-	tx.SetInt(j, "LastMatchTime", now.Unix())
+	tx.SetInt(j, attr.LastMatchTime, now.Unix())
 	v := tx.View(j)
-	tx.SetInt(j, "NumJobMatches", intAttr(&v, "NumJobMatches", 0)+1)
+	tx.SetInt(j, attr.NumJobMatches, intAttr(&v, attr.NumJobMatches, 0)+1)
 }
 
 // attach records that a claim runs a job (once it is committed running).
@@ -418,7 +418,7 @@ func (s *Server) toIdle(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatc
 	v := tx.View(j)
 	tx.Set(j, attr.LastRemoteHost, mustLookup(&v, attr.RemoteHost))
 	tx.Delete(j, attr.RemoteHost)
-	tx.SetInt(j, "LastVacateTime", s.now().Unix())
+	tx.SetInt(j, attr.LastVacateTime, s.now().Unix())
 	ev.add(&v, userlog.Event{Code: userlog.Evicted, Reason: reason})
 }
 

@@ -51,7 +51,7 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err := s.checkCluster(cluster, owner, ad); err != nil {
 		return nil, err
 	}
-	ad.Set("TotalSubmitProcs", ast.Int(int64(len(procs))))
+	ad.Set(attr.TotalSubmitProcs, ast.Int(int64(len(procs))))
 	for i, p := range procs {
 		if err := checkProc(i, cluster, p); err != nil {
 			return nil, err
@@ -92,7 +92,7 @@ func (s *Server) submitEvents(cluster int64, ad *classad.Ad, procs []*classad.Ad
 	host := "<" + s.Addr() + ">"
 	for i, own := range procs {
 		v := queue.View{ID: queue.JobID{Cluster: cluster, Proc: int64(i)}, Cluster: ad, Own: own}
-		ev.add(&v, userlog.Event{Code: userlog.Submit, Host: host, Notes: stringAttr(&v, "SubmitEventNotes")})
+		ev.add(&v, userlog.Event{Code: userlog.Submit, Host: host, Notes: stringAttr(&v, attr.SubmitEventNotes)})
 	}
 	return ev
 }

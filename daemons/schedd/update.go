@@ -182,7 +182,7 @@ func (s *Server) exited(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate, at time.T
 		tx.Delete(j, attr.ExitSignal)
 	}
 	v := tx.View(j)
-	tx.SetInt(j, "NumJobCompletions", intAttr(&v, "NumJobCompletions", 0)+1)
+	tx.SetInt(j, attr.NumJobCompletions, intAttr(&v, attr.NumJobCompletions, 0)+1)
 	ad := tx.Ad(j)
 	if hold, undefined := policyTrue(ad, attr.OnExitHold); hold || undefined {
 		reason, sub := policyReason(ad, attr.OnExitHold, undefined)

@@ -265,3 +265,21 @@ const (
 	KiteRestarts    = "KiteRestarts"
 	KiteUptimeTotal = "KiteUptimeTotal"
 )
+
+// Job attributes the schedd keeps about a job's life.
+const (
+	NumHolds           = "NumHolds"
+	LastHoldReason     = "LastHoldReason"
+	LastHoldReasonCode = "LastHoldReasonCode"
+	NumJobCompletions  = "NumJobCompletions"
+	NumJobMatches      = "NumJobMatches"
+	LastMatchTime      = "LastMatchTime"
+	LastVacateTime     = "LastVacateTime"
+	// TotalSubmitProcs is how many jobs the job's cluster was submitted
+	// with (condor_q's TOTAL and DONE).
+	TotalSubmitProcs = "TotalSubmitProcs"
+	SubmitEventNotes = "SubmitEventNotes"
+	// AccountingGroup is group.user: the submitter a job is accounted
+	// to when it names an accounting group.
+	AccountingGroup = "AccountingGroup"
+)

@@ -67,7 +67,7 @@ held ones with their reasons, -run the running ones with their hosts; -long,
 
 // tableAttrs are what the tables need of each job.
 var tableAttrs = []string{
-	attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.JobStatus, "TotalSubmitProcs",
+	attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.JobStatus, attr.TotalSubmitProcs,
 	attr.RemoteWallClockTime, attr.JobCurrentStartDate, attr.JobPrio, attr.ImageSize, attr.MemoryUsage,
 	attr.Cmd, attr.Args, attr.Arguments, attr.HoldReason, attr.HoldReasonCode, attr.HoldReasonSubCode,
 	attr.EnteredCurrentStatus, attr.RemoteHost, attr.CompletionDate,

@@ -166,7 +166,7 @@ func statusOf(cluster, own *classad.Ad) int64 {
 
 // submitterOf is who a cluster's jobs are accounted to.
 func submitterOf(ad *classad.Ad, owner string) string {
-	if e, ok := ad.Lookup("AccountingGroup"); ok {
+	if e, ok := ad.Lookup(attr.AccountingGroup); ok {
 		if l, isLit := e.(*ast.Literal); isLit && l.Kind == ast.StringLit && l.Str != "" {
 			return l.Str
 		}
