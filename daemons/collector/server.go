@@ -10,13 +10,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/collector/dashboard"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/membership"
+	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -31,6 +35,8 @@ type Config struct {
 	Housekeeping time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Dashboard configures the web dashboard.
+	Dashboard DashboardConfig
 }
 
 // ConfigFrom takes the collector's section of a host configuration.
@@ -41,6 +47,7 @@ func ConfigFrom(c *config.Config) Config {
 		DeadMemberGrace: c.Collector.DeadMemberGrace.Duration,
 		MaxBodyBytes:    c.Collector.MaxBodyBytes,
 		Housekeeping:    time.Second,
+		Dashboard:       DashboardConfigFrom(c),
 	}
 }
 
@@ -56,6 +63,10 @@ type Server struct {
 	mu     sync.Mutex
 	addr   string
 	gossip *membership.Node
+
+	reg     *prometheus.Registry
+	met     *collectorMetrics
+	sampler *dashboard.Sampler
 }
 
 // New returns a collector; Run starts it.
@@ -63,15 +74,24 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if cfg.AdLifetime <= 0 || cfg.Housekeeping <= 0 {
 		return nil, errors.New("collector: ad lifetime and housekeeping interval must be positive")
 	}
+	if cfg.Dashboard.Enabled && cfg.Dashboard.SampleInterval <= 0 {
+		return nil, errors.New("collector: the dashboard's sample interval must be positive")
+	}
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Server{
+	s := &Server{
 		env: env, cfg: cfg, log: env.Log.With("component", "collector"),
 		store: NewStore(cfg.AdLifetime), now: now, start: now(), ready: make(chan struct{}),
-	}, nil
+		sampler: dashboard.NewSampler(cfg.Dashboard.PoolSamples, cfg.Dashboard.MachineSamples),
+	}
+	s.reg, s.met = s.newMetrics()
+	return s, nil
 }
+
+// Metrics returns the collector's Prometheus registry.
+func (s *Server) Metrics() *prometheus.Registry { return s.reg }
 
 // Store returns the collector's ad store.
 func (s *Server) Store() *Store { return s.store }
@@ -106,6 +126,9 @@ func (s *Server) Run(ctx context.Context) error {
 	defer cancel()
 	var wg sync.WaitGroup
 	wg.Go(func() { s.housekeep(ctx) })
+	if s.cfg.Dashboard.Enabled {
+		wg.Go(func() { s.sampleLoop(ctx) })
+	}
 	if node != nil {
 		wg.Go(func() { s.watchMembers(ctx, node) })
 	}
@@ -129,8 +152,13 @@ func (s *Server) mux() *wire.Mux {
 	m.HandleStream("POST "+wire.PathQuery, auth.Read, s.handleQuery)
 	m.Handle("GET "+wire.PathMembers, auth.Read, s.handleMembers)
 	m.Handle("GET "+wire.PathGossip, auth.Read, s.handleGossip)
+	metrics.Serve(m, s.reg)
+	s.dashboardRoutes(m)
 	return m
 }
+
+// Routes lists the collector's endpoints.
+func (s *Server) Routes() []wire.Route { return s.mux().Routes() }
 
 func (s *Server) handleUpdate(ctx context.Context, r *wire.Request) (any, error) {
 	body, err := r.Body()
@@ -139,12 +167,14 @@ func (s *Server) handleUpdate(ctx context.Context, r *wire.Request) (any, error)
 	}
 	ads, raws, err := classad.ParseJSONArray(body)
 	if err != nil {
+		s.met.observeUpdate(0, 0, err)
 		return nil, wire.BadRequest("%v", err)
 	}
 	for i := range raws {
 		raws[i] = bytes.Clone(raws[i]) // not the whole body: it would stay while any of its ads does
 	}
 	stored, stale, err := s.store.Update(ads, raws, s.now())
+	s.met.observeUpdate(stored, stale, err)
 	if err != nil {
 		return nil, wire.BadRequest("%v", err)
 	}
@@ -178,6 +208,7 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	if q.Limit < 0 {
 		return wire.BadRequest("query: limit must not be negative")
 	}
+	defer s.met.observeQuery(q.Type, time.Now())
 	if q.Type == "" || ast.EqualFold(q.Type, attr.TypeCollector) {
 		s.refreshOwnAd() // its counters as of now
 	}
@@ -258,6 +289,7 @@ func (s *Server) housekeep(ctx context.Context) {
 			return
 		case <-t.C:
 			if n := s.store.Expire(s.now(), s.cfg.DeadMemberGrace); n > 0 {
+				s.met.expired.Add(float64(n))
 				s.log.Debug("expired ads", "count", n)
 			}
 		}

@@ -89,4 +89,18 @@ type Collector struct {
 	DeadMemberGrace Duration `toml:"dead_member_grace"`
 	// MaxBodyBytes bounds the size of one request body. Typically 64 MiB.
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// Dashboard serves the web dashboard at /dashboard/ (read-only,
+	// behind a READ token). Typically true.
+	Dashboard bool `toml:"dashboard"`
+	// SampleInterval is how often the collector samples the pool's
+	// statistics (slots, CPUs, jobs; each machine's state and load) for
+	// the dashboard's plots. Typically 10s.
+	SampleInterval Duration `toml:"sample_interval"`
+	// SampleHistory is how many samples of the pool are kept, in memory:
+	// 2160 samples of 10s are 6 hours.
+	SampleHistory int `toml:"sample_history"`
+	// MachineHistory is how many samples of each machine are kept: 360
+	// samples of 10s are an hour. A machine not seen for as long is
+	// forgotten.
+	MachineHistory int `toml:"machine_history"`
 }
