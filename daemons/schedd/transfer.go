@@ -43,13 +43,7 @@ func (s *Server) transferJob(r *wire.Request) (queue.View, string, error) {
 	if s.jobs.claimOf(id, r.HTTP.Header.Get(wire.HeaderClaim)) == nil {
 		return queue.View{}, "", wire.Forbidden("job %s does not run under that claim here", id)
 	}
-	var v queue.View
-	found := false
-	s.q.Read(func(rd *queue.Reader) {
-		if j := rd.Job(id); j != nil {
-			v, found = j.View(), true
-		}
-	})
+	v, found := s.view(id)
 	if !found {
 		return queue.View{}, "", wire.NotFound("no job %s", id)
 	}
