@@ -19,7 +19,8 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: st.user, Cgroups: s.cgroups,
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval,
-		Transfer: sc, Report: sc.report, MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
+		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, sc.report), Timing: s.met.timing,
+		MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
 		Ended: func(wire.JobUpdate) { s.jobEnded(st, c) },
 	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
 	c.run = run

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/startd/cgroups"
@@ -26,6 +28,7 @@ import (
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/sita"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -53,6 +56,8 @@ type Server struct {
 	wake    chan struct{} // the advertiser's: something changed
 	jobs    sync.WaitGroup
 	files   *http.Client // file transfer with schedds
+	reg     *prometheus.Registry
+	met     *startdMetrics
 
 	mu            sync.Mutex
 	addr, member  string
@@ -98,6 +103,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if s.sensors == nil {
 		s.sensors = machineSensors{resources.NewIdle(cfg.ConsoleDevices)}
 	}
+	s.reg, s.met = s.newMetrics()
 	return s, nil
 }
 
@@ -321,8 +327,12 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("GET "+PathSlots, auth.Read, s.handleSlots)
 	m.Handle("POST "+PathDrain, auth.Administrator, s.handleDrain)
 	m.Handle("POST "+PathDrainCancel, auth.Administrator, s.handleCancelDrain)
+	metrics.Serve(m, s.reg)
 	return m
 }
+
+// Metrics returns the startd's Prometheus registry.
+func (s *Server) Metrics() *prometheus.Registry { return s.reg }
 
 // begin brings the slots out of Owner (as the policy says) and runs the
 // benchmark in the slots that are then unclaimed.

@@ -34,6 +34,7 @@ func (s *Starter) execute() wire.JobUpdate {
 	if err != nil {
 		return s.planFailed(err)
 	}
+	began := time.Now()
 	box, err := sandbox.Create(s.cfg.ExecuteDir, s.cfg.Slot+"_"+s.job.ID, s.owner())
 	if err != nil {
 		return s.failed(attr.HoldStartingJob, err)
@@ -44,7 +45,9 @@ func (s *Starter) execute() wire.JobUpdate {
 	if err := s.writeAds(); err != nil {
 		return s.failed(attr.HoldStartingJob, err)
 	}
+	began = s.timing(PhaseSandbox, began)
 	inputs, err := s.fetchInputs(p)
+	s.timing(PhaseInput, began)
 	if r := s.vacating(); r != "" {
 		return s.evicted(r)
 	}
@@ -72,7 +75,10 @@ func (s *Starter) afterExit(p *plan, inputs map[string]fileState, start, end tim
 	if reason := s.memoryExceeded(); reason != "" {
 		return s.held(attr.HoldJobOutOfResources, errors.New(reason))
 	}
-	if err := s.sendOutputs(p, inputs); err != nil {
+	sending := time.Now()
+	err := s.sendOutputs(p, inputs)
+	s.timing(PhaseOutput, sending)
+	if err != nil {
 		if r := s.vacating(); r != "" {
 			return s.evicted(r)
 		}
@@ -202,4 +208,14 @@ func (s *Starter) planFailed(err error) wire.JobUpdate {
 		return s.held(attr.HoldTransferInput, fmt.Errorf("input %w", pe.err))
 	}
 	return s.held(attr.HoldTransferOutput, fmt.Errorf("output %w", pe.err))
+}
+
+// timing tells Config.Timing how long a phase that began at start took,
+// and returns now, when the next phase begins.
+func (s *Starter) timing(phase string, start time.Time) time.Time {
+	now := time.Now()
+	if s.cfg.Timing != nil {
+		s.cfg.Timing(phase, now.Sub(start))
+	}
+	return now
 }

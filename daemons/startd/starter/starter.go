@@ -53,11 +53,21 @@ type Config struct {
 	// and cleaned up, before the event is reported: a schedd that hears
 	// of the end may use the slot again at once.
 	Ended func(u wire.JobUpdate)
+	// Timing, when set, is told how long each of a job's phases besides
+	// running took (PhaseSandbox, PhaseInput, PhaseOutput), for metrics.
+	Timing func(phase string, d time.Duration)
 	// MachineAd is written to the sandbox for the job (without secrets).
 	MachineAd *classad.Ad
 	Log       *slog.Logger
 	Now       func() time.Time
 }
+
+// The phases Config.Timing measures.
+const (
+	PhaseSandbox = "sandbox" // making the job's directory and writing its ads
+	PhaseInput   = "input"   // fetching its input files
+	PhaseOutput  = "output"  // sending its output files
+)
 
 // Job is the job to run.
 type Job struct {
