@@ -158,8 +158,19 @@ func (s *Server) Run(ctx context.Context) error {
 	s.wg.Go(func() { s.jobs.keepAlive(ctx) })
 	s.log.Info("serving", "addr", addr, "name", s.name)
 	close(s.ready)
+	s.wg.Go(func() {
+		select {
+		case <-q.Broken():
+			s.log.Error("stopping: the job queue cannot be written", "err", q.Err())
+			cancel()
+		case <-ctx.Done():
+		}
+	})
 	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)
 	cancel()
+	if qerr := q.Err(); qerr != nil {
+		err = fmt.Errorf("schedd: %w", qerr)
+	}
 	s.wg.Wait()
 	s.invalidate()
 	if node != nil {

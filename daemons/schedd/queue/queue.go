@@ -271,3 +271,15 @@ func (q *Queue) Stats() (transactions, changes int64) {
 // Reservation reports whether cluster id was handed out and not yet used,
 // and to whom ("" when it was handed out before a restart).
 func (q *Queue) Reservation(id int64) (string, bool) { return q.reservation(id) }
+
+// Broken is closed when a commit fails: memory is then ahead of the file,
+// the queue refuses changes, and its daemon must stop (a restart reads back
+// what was committed). Err says why.
+func (q *Queue) Broken() <-chan struct{} { return q.cm.broken }
+
+// Err returns why the queue broke, or nil.
+func (q *Queue) Err() error {
+	q.cm.mu.Lock()
+	defer q.cm.mu.Unlock()
+	return q.cm.failed
+}

@@ -252,3 +252,28 @@ func TestSelectors(t *testing.T) {
 		}
 	}
 }
+
+// A commit that fails breaks the queue: the change is not acknowledged,
+// and later changes are refused, so that the daemon stops and a restart
+// reads back what was committed.
+func TestBrokenQueue(t *testing.T) {
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{})
+	c := submit(t, q, "alice", 1)
+	q.db.Close() // the disk goes away
+	err := q.Update(func(tx *Tx) error { tx.SetInt(tx.Job(JobID{c, 0}), "X", 1); return nil })
+	if err == nil || !strings.Contains(err.Error(), "commit failed") {
+		t.Fatalf("update on a broken store: %v", err)
+	}
+	select {
+	case <-q.Broken():
+	default:
+		t.Fatal("the queue does not say it is broken")
+	}
+	if err := q.Update(func(tx *Tx) error { tx.SetInt(tx.Job(JobID{c, 0}), "Y", 1); return nil }); err == nil {
+		t.Error("a broken queue took a change")
+	}
+	if q.Err() == nil {
+		t.Error("no reason given")
+	}
+	q.cm.close()
+}

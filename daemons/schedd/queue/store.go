@@ -79,6 +79,7 @@ type committer struct {
 	closing bool
 	failed  error
 	stopped chan struct{}
+	broken  chan struct{} // closed when a commit fails
 	// retain bounds the history: a commit that makes it longer drops the
 	// oldest entries.
 	retain uint64
@@ -87,7 +88,7 @@ type committer struct {
 }
 
 func newCommitter(db *bolt.DB, retain uint64) *committer {
-	c := &committer{db: db, stopped: make(chan struct{}), retain: retain}
+	c := &committer{db: db, stopped: make(chan struct{}), broken: make(chan struct{}), retain: retain}
 	c.cond = sync.NewCond(&c.mu)
 	go c.run()
 	return c
@@ -133,6 +134,9 @@ func (c *committer) run() {
 		if err != nil {
 			err = fmt.Errorf("job queue: commit failed: %w", err)
 			c.mu.Lock()
+			if c.failed == nil {
+				close(c.broken)
+			}
 			c.failed = err
 			c.mu.Unlock()
 		}
