@@ -23,12 +23,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -83,6 +86,8 @@ type Server struct {
 	ready chan struct{}
 	quit  chan struct{} // kite off -master
 	dirty chan struct{} // a daemon's state changed: advertise soon
+	reg   *prometheus.Registry
+	met   *masterMetrics
 
 	mu   sync.Mutex
 	addr string
@@ -107,6 +112,8 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		logf:     func(msg string, args ...any) { s.log.Info(msg, args...) },
 		children: map[string]*child{},
 	}
+	s.reg, s.met = s.newMetrics()
+	s.sup.onEnded = func(kind string) { s.met.restarts.WithLabelValues(kind).Inc() }
 	return s, nil
 }
 
@@ -256,6 +263,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathMasterOff, auth.Administrator, s.command(s.off))
 	m.Handle("POST "+wire.PathMasterRestart, auth.Administrator, s.command(s.restart))
 	m.Handle("POST "+wire.PathMasterReconfig, auth.Administrator, s.command(s.reconfig))
+	metrics.Serve(m, s.reg)
 	return m
 }
 

@@ -78,6 +78,8 @@ type supervisor struct {
 	stopGrace time.Duration
 	changed   func() // a daemon's state changed
 	logf      func(msg string, args ...any)
+	// onEnded, when set, is told of each daemon that ended by itself.
+	onEnded func(kind string)
 
 	mu       sync.Mutex
 	children map[string]*child
@@ -233,6 +235,9 @@ func (s *supervisor) ended(c *child, err string, started time.Time) {
 		c.state, c.pid, c.since, c.lastExit, c.nextStart = wire.DaemonBackoff, 0, now, err, now.Add(wait)
 	})
 	s.changed()
+	if s.onEnded != nil {
+		s.onEnded(c.kind)
+	}
 	st := c.status()
 	s.logf("daemon ended; restarting after backoff", "daemon", c.kind, "exit", err, "restarts", st.Restarts,
 		"wait", st.NextStart.Sub(now).Round(time.Millisecond))
