@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/classad/match"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/daemons/schedd/userlog"
@@ -413,13 +412,21 @@ func (r *runs) requeue(id queue.JobID, c *claim, reason string) {
 // toIdle puts a running job back to idle with an evicted event.
 func (s *Server) toIdle(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatch) {
 	setStatus(tx, j, attr.Idle, s.now())
-	tx.Delete(j, attrClaimID)
-	tx.Delete(j, attrStartdAddr)
+	leftMachine(tx, j)
 	v := tx.View(j)
-	tx.Set(j, attr.LastRemoteHost, mustLookup(&v, attr.RemoteHost))
-	tx.Delete(j, attr.RemoteHost)
 	tx.SetInt(j, attr.LastVacateTime, s.now().Unix())
 	ev.add(&v, userlog.Event{Code: userlog.Evicted, Reason: reason})
+}
+
+// leftMachine records that a job no longer runs where it ran:
+// RemoteHost becomes LastRemoteHost, and the claim is forgotten.
+func leftMachine(tx *queue.Tx, j *queue.Job) {
+	if e, ok := tx.Get(j, attr.RemoteHost); ok {
+		tx.Set(j, attr.LastRemoteHost, e)
+		tx.Delete(j, attr.RemoteHost)
+	}
+	tx.Delete(j, attrClaimID)
+	tx.Delete(j, attrStartdAddr)
 }
 
 // stop is called in a transaction that takes a job out of Running (hold,
@@ -431,8 +438,7 @@ func (r *runs) stop(tx *queue.Tx, j *queue.Job, why string) {
 	if c == nil {
 		return
 	}
-	tx.Delete(j, attrClaimID)
-	tx.Delete(j, attrStartdAddr)
+	leftMachine(tx, j)
 	tx.AfterCommit(func() {
 		r.finish(c)
 		r.s.goBackground(func(ctx context.Context) { r.vacate(ctx, c, "the job was "+why) })
@@ -533,14 +539,6 @@ func slotString(ad *classad.Ad, name string) string {
 	v, _ := classad.EvalAttr(ad, name, nil)
 	s, _ := v.StringValue()
 	return s
-}
-
-// mustLookup returns a job attribute's expression, or undefined.
-func mustLookup(v *queue.View, name string) classad.Expr {
-	if e, ok := v.Lookup(name); ok {
-		return e
-	}
-	return ast.Undefined()
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -126,8 +126,7 @@ func (s *Server) ended(id queue.JobID, c *claim, u *wire.JobUpdate, at time.Time
 			return nil
 		}
 		addUsage(tx, j, u)
-		tx.Delete(j, attrClaimID)
-		tx.Delete(j, attrStartdAddr)
+		leftMachine(tx, j)
 		ev := s.newEvents()
 		switch u.Event {
 		case wire.EventExited:
