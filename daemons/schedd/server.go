@@ -76,6 +76,7 @@ type Server struct {
 	kick   chan struct{} // advertise (and poke the negotiator) soon
 	reg    *prometheus.Registry
 	met    *scheddMetrics
+	extra  *extraMetrics // metrics_extra.go
 
 	mu   sync.Mutex
 	addr string
@@ -104,6 +105,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	}
 	s.jobs = newRuns(s)
 	s.reg, s.met = s.newMetrics()
+	s.extra = newExtraMetrics(s.reg)
 	return s, nil
 }
 

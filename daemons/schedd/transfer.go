@@ -104,7 +104,8 @@ func (s *Server) handleInput(w http.ResponseWriter, r *wire.Request) error {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", fmt.Sprint(fi.Size()))
 	w.WriteHeader(http.StatusOK)
-	_, err = io.Copy(w, f)
+	n, err := io.Copy(w, f)
+	s.extra.transferred("input", n, err)
 	if err != nil {
 		s.log.Info("input transfer cut", "job", v.ID.String(), "file", file, "err", err)
 	}
@@ -147,7 +148,8 @@ func (s *Server) handleOutput(w http.ResponseWriter, r *wire.Request) error {
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(tmp, h), r.HTTP.Body)
+	n, err := io.Copy(io.MultiWriter(tmp, h), r.HTTP.Body)
+	s.extra.transferred("output", n, err)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -82,12 +82,15 @@ func (r *runs) claimOf(id queue.JobID, claimID string) *claim {
 
 // started records that a job's process began (an execute event).
 func (s *Server) started(id queue.JobID, c *claim, at time.Time) error {
+	var wait time.Duration
+	first := false
 	err := s.q.Update(func(tx *queue.Tx) error {
 		j := tx.Job(id)
 		if j == nil || tx.Status(j) != attr.Running {
 			return nil
 		}
 		v := tx.View(j)
+		wait, first = firstStartLatency(&v, at)
 		tx.SetInt(j, attr.JobCurrentStartDate, at.Unix())
 		if _, ok := v.Lookup(attr.JobStartDate); !ok {
 			tx.SetInt(j, attr.JobStartDate, at.Unix())
@@ -98,6 +101,9 @@ func (s *Server) started(id queue.JobID, c *claim, at time.Time) error {
 		ev.after(tx)
 		return nil
 	})
+	if err == nil && first {
+		s.extra.observeStart(wait)
+	}
 	return unavailable(err)
 }
 
