@@ -283,3 +283,47 @@ const (
 	// to when it names an accounting group.
 	AccountingGroup = "AccountingGroup"
 )
+
+// Node monitoring and job-type statistics (internal/reliability, JoSchKa's
+// papers 000 and 001), and replication: what the pool learns of each
+// machine and job type, published in slot and request ads so that
+// strategies, Rank and Requirements expressions can use it. Times are
+// seconds.
+const (
+	// KiteBenchmarkIndex is a host's benchmark class B in {-4, -2, 0, 2,
+	// 4}, from KiteBenchmark (faster is higher).
+	KiteBenchmarkIndex = "KiteBenchmarkIndex"
+	// KiteReliability is a host's reliability index R in [-5, 5]: half
+	// the sum of its last 10 job outcomes (+1 done, -1 lost), starting
+	// from B.
+	KiteReliability = "KiteReliability"
+	// KiteAvgFailedTime (avF) and KiteAvgSucceededTime (avS) are the
+	// mean work times of a host's last 5 lost and last 5 finished jobs;
+	// KiteAvgUptime (avU) the mean of its last 5 periods up. Absent while
+	// there is none.
+	KiteAvgFailedTime    = "KiteAvgFailedTime"
+	KiteAvgSucceededTime = "KiteAvgSucceededTime"
+	KiteAvgUptime        = "KiteAvgUptime"
+	// KiteRuntimeDelay is paper 004's d_j: how much longer than expected
+	// (KiteWork / KiteSpeed) a host's finished jobs ran, on average;
+	// KiteLostRuntime its p_j: the expected runtimes of its lost jobs,
+	// summed.
+	KiteRuntimeDelay = "KiteRuntimeDelay"
+	KiteLostRuntime  = "KiteLostRuntime"
+	// KiteTypeJobs, KiteTypeDone and KiteTypeRunning count the jobs of a
+	// request's job type: submitted, finished and running. KiteTypeRuntime
+	// is the type's mean runtime avT (absent while none finished) and
+	// KiteTypeRuntimeIndex its runtime index avTI in {-8, -5, -3, 0, 3, 5,
+	// 8}.
+	KiteTypeJobs         = "KiteTypeJobs"
+	KiteTypeDone         = "KiteTypeDone"
+	KiteTypeRunning      = "KiteTypeRunning"
+	KiteTypeRuntime      = "KiteTypeRuntime"
+	KiteTypeRuntimeIndex = "KiteTypeRuntimeIndex"
+	// KiteReplica marks a request for more instances of running jobs
+	// (replication): only strategies that replicate are offered it.
+	KiteReplica = "KiteReplica"
+	// KiteBatchWork is the total work of a job's batch (paper 002: a
+	// job's size is the sum of its tasks').
+	KiteBatchWork = "KiteBatchWork"
+)
