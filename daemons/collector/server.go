@@ -153,6 +153,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("GET "+wire.PathMembers, auth.Read, s.handleMembers)
 	m.Handle("GET "+wire.PathGossip, auth.Read, s.handleGossip)
 	metrics.Serve(m, s.reg)
+	s.targetRoutes(m)
 	s.dashboardRoutes(m)
 	return m
 }

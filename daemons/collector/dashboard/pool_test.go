@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -221,6 +222,19 @@ func TestEndpoints(t *testing.T) {
 	tp.api(t, "/v1/dashboard/history", &h)
 	if h.Interval != 0.1 || len(h.Samples) < 2 || h.Samples[len(h.Samples)-1].Slots != 4 {
 		t.Errorf("history: %v s, %d samples", h.Interval, len(h.Samples))
+	}
+
+	var targets []collector.TargetGroup
+	tp.api(t, collector.PathTargets, &targets)
+	kinds := []string{}
+	for _, g := range targets {
+		if len(g.Targets) != 1 || !strings.HasPrefix(g.Targets[0], "127.0.0.1:") || g.Labels["kite_pool"] != "test" {
+			t.Errorf("target group %+v", g)
+		}
+		kinds = append(kinds, g.Labels["kite_daemon"])
+	}
+	if want := []string{"collector", "negotiator", "schedd", "startd"}; !slices.Equal(kinds, want) {
+		t.Errorf("targets of %v, want %v (one per daemon)", kinds, want)
 	}
 
 	for _, c := range []struct {

@@ -8,6 +8,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,12 +61,14 @@ func Scrape(t testing.TB, p *pooltest.Pool, addr string, levels auth.Level) (int
 	return resp.StatusCode, string(body)
 }
 
-// Check lints reg and checks the daemon's GET /metrics at addr: refused
-// (401) without a token, answered with a READ token, and the answer holds
-// a sample of each of the metric names want. It returns the answer.
+// Check lints reg, checks that docs/metrics.md documents its metrics,
+// and checks the daemon's GET /metrics at addr: refused (401) without a
+// token, answered with a READ token, and the answer holds a sample of
+// each of the metric names want. It returns the answer.
 func Check(t testing.TB, p *pooltest.Pool, addr string, reg prometheus.Gatherer, want ...string) string {
 	t.Helper()
 	Lint(t, reg)
+	CheckDocumented(t, reg)
 	if code, body := Scrape(t, p, addr, 0); code != http.StatusUnauthorized {
 		t.Errorf("GET /metrics without a token: %d %s, want 401", code, body)
 	}
@@ -110,4 +114,43 @@ func Value(text, name string, labels ...string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// CheckDocumented fails the test for each Kite metric of reg (the go_ and
+// process_ metrics aside) that docs/metrics.md does not name in
+// backquotes.
+func CheckDocumented(t testing.TB, reg prometheus.Gatherer) {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("gathering metrics: %v", err)
+	}
+	doc, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "metrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		name := f.GetName()
+		if strings.HasPrefix(name, metrics.Namespace+"_") && !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("docs/metrics.md does not document `%s`", name)
+		}
+	}
+}
+
+// moduleRoot finds the directory holding go.mod above the test's.
+func moduleRoot(t testing.TB) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
 }
