@@ -2,8 +2,7 @@ package schedd
 
 import (
 	"context"
-	"io"
-	"net/http"
+	"github.com/kite-sched/kite/internal/metrics/metricstest"
 	"strings"
 	"testing"
 
@@ -151,23 +150,20 @@ func TestDocumented(t *testing.T) {
 	pooltest.CheckDocumented(t, s.mux().Routes())
 }
 
-// The metrics count jobs by status and the queue's commits.
+// The metrics count jobs by status and the queue's commits, pass the
+// linter, are documented, and need a token.
 func TestMetrics(t *testing.T) {
 	p := pooltest.New(t)
 	h := startSchedd(t, p, testConfig(t))
 	h.mustSubmit("alice", t.TempDir(), "executable = /bin/true\nqueue 3\n")
-	hc := &http.Client{Transport: &http.Transport{DialContext: p.Network.DialContext}}
-	req, _ := http.NewRequest("GET", "http://"+h.s.Addr()+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer "+p.Token("rita", auth.Read))
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	for _, want := range []string{`kite_schedd_jobs{status="idle"} 3`, "kite_schedd_jobs_submitted_total 3", "kite_schedd_submits_total 1", "kite_schedd_commits_total "} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("metrics lack %q", want)
+	text := metricstest.Check(t, p, h.s.Addr(), h.s.reg, "kite_schedd_jobs", "kite_schedd_commits_total", "kite_schedd_claims")
+	for name, want := range map[string]string{`kite_schedd_jobs{status="idle"}`: "3", "kite_schedd_jobs_submitted_total": "3", "kite_schedd_submits_total": "1"} {
+		n, labels, _ := strings.Cut(name, "{")
+		if labels != "" {
+			labels = "{" + labels
+		}
+		if v, ok := metricstest.Value(text, n, strings.Trim(labels, "{}")); !ok || v != want {
+			t.Errorf("%s = %q, want %s", name, v, want)
 		}
 	}
 }
