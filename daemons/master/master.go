@@ -39,6 +39,8 @@ import (
 type Config struct {
 	Listen  string
 	Daemons []string
+	// Name is the host's name in the master ad; "" means the host name.
+	Name string
 	// Command runs a daemon; LogDir receives each daemon's output as
 	// KIND.log ("" leaves it on the master's own output).
 	Command Command
@@ -62,7 +64,7 @@ type Config struct {
 func ConfigFrom(c *config.Config, command Command) Config {
 	m := c.Master
 	return Config{
-		Listen: m.Listen, Daemons: m.Daemons, Command: command,
+		Listen: m.Listen, Daemons: m.Daemons, Command: command, Name: m.Name,
 		LogDir:          c.Path(c.Pool.StateDir) + "/log",
 		BackoffConstant: m.BackoffConstant.Duration, BackoffCeiling: m.BackoffCeiling.Duration,
 		BackoffUnit: time.Second, BackoffFactor: m.BackoffFactor, RecoverAfter: m.RecoverAfter.Duration,
@@ -376,12 +378,19 @@ func (s *Server) reconfig(in wire.MasterCommand) error {
 }
 
 // name is the master's ad name.
-func (s *Server) name() string {
-	host := s.env.Host
-	if host == "" {
-		host, _ = os.Hostname()
+func (s *Server) name() string { return "master@" + s.host() }
+
+// host is the host's name in the master ad: the configured one, else the
+// host name.
+func (s *Server) host() string {
+	if s.cfg.Name != "" {
+		return s.cfg.Name
 	}
-	return "master@" + host
+	if s.env.Host != "" {
+		return s.env.Host
+	}
+	host, _ := os.Hostname()
+	return host
 }
 
 // ad is the master ad: where it serves and its daemons' states.
@@ -393,7 +402,7 @@ func (s *Server) ad() *classad.Ad {
 	ad := classad.NewAd()
 	ad.Set(attr.MyType, ast.Str(attr.TypeMaster))
 	ad.Set(attr.Name, ast.Str(s.name()))
-	ad.Set(attr.Machine, ast.Str(s.env.Host))
+	ad.Set(attr.Machine, ast.Str(s.host()))
 	ad.Set(attr.MyAddress, ast.Str(s.Addr()))
 	ad.Set(attr.Member, ast.Str(daemon.MemberName("master", s.Addr())))
 	ad.Set(attr.KiteVersion, ast.Str(daemon.Version))

@@ -63,6 +63,10 @@ type Master struct {
 	Daemons []string `toml:"daemons"`
 	// Listen is the master's host:port; port 0 picks a free one.
 	Listen string `toml:"listen"`
+	// Name names the host in the master's ad (master@Name) and its
+	// Machine; empty means the host name (HTCondor's MASTER_NAME). Hosts
+	// that share a host name, such as containers, need one each.
+	Name string `toml:"name"`
 	// BackoffConstant, BackoffFactor and BackoffCeiling set the wait
 	// before restarting a crashed daemon: constant + factor^restarts,
 	// at most the ceiling (HTCondor: 9s, 2, 1h).
