@@ -142,8 +142,9 @@ func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error
 		return nil, err
 	}
 	type pick struct {
-		job  queue.JobID
-		slot *classad.Ad
+		job     queue.JobID
+		slot    *classad.Ad
+		preempt string
 	}
 	var picks []pick
 	for i, match := range m.Matches {
@@ -151,17 +152,18 @@ func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error
 			return nil, wire.BadRequest("match %d: no slot ad", i)
 		}
 		if id, ok := s.jobs.reserve(m.Submitter, match.Request); ok {
-			picks = append(picks, pick{id, match.Slot})
+			picks = append(picks, pick{id, match.Slot, match.Preempt})
 		}
 	}
 	for _, p := range picks {
-		s.goBackground(func(ctx context.Context) { s.jobs.claimFor(ctx, p.job, p.slot) })
+		s.goBackground(func(ctx context.Context) { s.jobs.claimFor(ctx, p.job, p.slot, p.preempt) })
 	}
 	return wire.MatchesResult{Accepted: len(picks)}, nil
 }
 
-// claimFor claims a matched slot for a reserved job and starts it there.
-func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad) {
+// claimFor claims a matched slot for a reserved job and starts it there;
+// preempt passes on why the negotiator matched a busy slot.
+func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad, preempt string) {
 	s := r.s
 	defer r.unreserve(id)
 	job, owner, ok := s.jobAd(id)
@@ -172,6 +174,7 @@ func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad) {
 	req := wire.ClaimRequest{
 		ClaimID: slotString(slot, attr.ClaimID), Slot: slotString(slot, attr.Name), Job: job,
 		Schedd: s.Addr(), ScheddName: s.name, Lease: max(1, int((s.cfg.ClaimLease+time.Second-1)/time.Second)),
+		Preempt: preempt,
 	}
 	var res wire.ClaimResult
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -246,6 +249,10 @@ func (r *runs) sendActivate(ctx context.Context, c *claim, id queue.JobID) {
 		return // removed meanwhile: the removal vacates the claim
 	}
 	stripPrivate(job)
+	if err := expandMatch(job, c.slot); err != nil {
+		r.holdUnexpandable(ctx, c, id, err)
+		return
+	}
 	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	err := s.env.Connector().Client(c.startd).Call(actx, "POST", wire.PathActivate, wire.Activate{ClaimID: c.id, Job: job}, nil)
 	cancel()

@@ -1,0 +1,42 @@
+package schedd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
+)
+
+func TestExpandMatch(t *testing.T) {
+	slot, _ := classad.Parse(`[Name = "slot1@host"; Machine = "host"; Memory = 4096; Arch = "X86_64"; HasGPU = undefined]`)
+	tests := []struct {
+		in, want, err string
+	}{
+		{"plain", "plain", ""},
+		{"on $$(Machine)", "on host", ""},
+		{"$$(Machine) with $$(Memory) MB", "host with 4096 MB", ""},
+		{"arch=$$(arch)", "arch=X86_64", ""}, // names are case-insensitive
+		{"gpu=$$(HasGPU:none)", "gpu=none", ""},
+		{"half=$$([Memory / 2])", "half=2048", ""},
+		{"who=$$([TARGET.Owner])", "who=alice", ""},
+		{"$$(Missing)", "", "$$(Missing) has no value on slot slot1@host"},
+		{"$$(Machine", "", "unterminated"},
+		{"$$([1 +])", "", "$$([1 +])"},
+	}
+	for _, tt := range tests {
+		job, _ := classad.Parse(`[Owner = "alice"; Args = "x"]`)
+		job.Set("Args", ast.Str(tt.in))
+		err := expandMatch(job, slot)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), "Args: ") {
+				t.Errorf("%q: error %v, want one naming Args and %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		v, _ := classad.EvalAttr(job, "Args", nil)
+		if got, _ := v.StringValue(); err != nil || got != tt.want {
+			t.Errorf("%q: got %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
