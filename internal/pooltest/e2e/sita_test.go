@@ -78,12 +78,24 @@ func TestSitaExampleJobsLandInPredictedIntervals(t *testing.T) {
 	// Wait until every job has left the queue, then read where each ran.
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		idle, running := pl.counts(context.Background())
-		if idle+running == 0 {
+		var tot wire.QueueTotals
+		if err := pl.user.Call(context.Background(), "GET", wire.PathTotals, nil, &tot); err != nil {
+			t.Fatal(err)
+		}
+		if tot.All.Held > 0 {
+			var held *classad.Ad
+			q := wire.JobQuery{JobSelection: wire.JobSelection{Constraint: "JobStatus == 5"}, Limit: 1}
+			pl.user.Stream(context.Background(), "POST", wire.PathQueue, q, func(item json.RawMessage) error {
+				held, _ = classad.ParseJSON(item)
+				return nil
+			})
+			t.Fatalf("%d jobs held, e.g. %s.%s: %s", tot.All.Held, str(held, "ClusterId"), str(held, "ProcId"), str(held, "HoldReason"))
+		}
+		if tot.All.Jobs == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("jobs still queued: %d idle, %d running", idle, running)
+			t.Fatalf("jobs still queued: %+v", tot.All)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
