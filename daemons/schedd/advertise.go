@@ -20,8 +20,8 @@ import (
 // collector: soon after a change (changes within UpdateDelay make one
 // update) and every UpdateInterval. After an update that shows idle jobs
 // it pokes the negotiator, so that new work starts without waiting for the
-// next cycle.
-func (s *Server) advertise(ctx context.Context) {
+// next cycle. A restarted collector gets the ads at once.
+func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
 	var seq int64 = 1
@@ -35,6 +35,8 @@ func (s *Server) advertise(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-collectorBack:
+			poke = true
 		case <-s.kick:
 			poke = true
 		case <-s.q.Changed():

@@ -155,7 +155,8 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		s.log.Warn("not joining the pool's gossip", "err", err)
 	}
-	s.wg.Go(func() { s.advertise(ctx) })
+	back := s.env.WatchCollector(ctx, node, nil)
+	s.wg.Go(func() { s.advertise(ctx, back) })
 	s.wg.Go(func() { s.periodic(ctx) })
 	s.wg.Go(func() { s.jobs.keepAlive(ctx) })
 	s.log.Info("serving", "addr", addr, "name", s.name)

@@ -81,14 +81,22 @@ bind = "127.0.0.1:0"
 [collector]
 listen = "127.0.0.1:{{.Port}}"
 
+# Every daemon keeps its port across restarts: a restarted schedd must
+# be where the startds report its running jobs.
 [master]
 daemons = ["collector", "negotiator", "schedd", "startd"]
+listen = "127.0.0.1:{{.MasterPort}}"
 
 [negotiator]
+listen = "127.0.0.1:{{.NegotiatorPort}}"
 interval = "60s"
 cycle_delay = "20ms"
 
+[schedd]
+listen = "127.0.0.1:{{.ScheddPort}}"
+
 [startd]
+listen = "127.0.0.1:{{.StartdPort}}"
 execute_dir = "{{.Execute}}"
 {{- if .Root}}
 slot_user = "nobody"              # kite up ran as root: jobs run as nobody, never as root
@@ -150,7 +158,7 @@ func createPersonalPool(dir string, slots int) error {
 	if err := auth.GenerateKeys(filepath.Join(dir, "pool.key"), filepath.Join(dir, "pool.pub")); err != nil {
 		return err
 	}
-	port, err := pickPort(9618)
+	ports, err := pickPorts(9618, 5)
 	if err != nil {
 		return err
 	}
@@ -168,7 +176,8 @@ func createPersonalPool(dir string, slots int) error {
 			return err
 		}
 	}
-	err = personalConfig.Execute(f, map[string]any{"Port": port, "Slots": slots, "Execute": execute, "Root": root,
+	err = personalConfig.Execute(f, map[string]any{"Port": ports[0], "MasterPort": ports[1], "NegotiatorPort": ports[2],
+		"ScheddPort": ports[3], "StartdPort": ports[4], "Slots": slots, "Execute": execute, "Root": root,
 		"Date": time.Now().Format(time.DateOnly)})
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -207,18 +216,29 @@ func fnv32(s string) uint32 {
 	return h.Sum32()
 }
 
-// pickPort returns want if it is free on loopback, else a free port.
-func pickPort(want int) (int, error) {
+// pickPorts returns n distinct ports free on loopback: first want if it
+// is free, then ports the system picks.
+func pickPorts(want, n int) ([]int, error) {
+	var ports []int
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
 	if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", want)); err == nil {
-		l.Close()
-		return want, nil
+		held = append(held, l)
+		ports = append(ports, want)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	for len(ports) < n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		held = append(held, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 // runningMaster reads the pid file and reports a live master.
