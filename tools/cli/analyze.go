@@ -48,6 +48,24 @@ func runAnalyze(ctx context.Context, g *globals, w io.Writer, scheddName string,
 	if err != nil {
 		return err
 	}
+	var jobs []*classad.Ad
+	for _, id := range ids {
+		var job *classad.Ad
+		q := wire.JobQuery{JobSelection: wire.JobSelection{IDs: []string{id}}, Limit: 1}
+		err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { job = ad; return nil })
+		if err != nil {
+			return err
+		}
+		if job == nil {
+			return fmt.Errorf("no job %s in the queue of %s", id, s.name)
+		}
+		jobs = append(jobs, job)
+	}
+	return analyzeAds(ctx, g, w, jobs)
+}
+
+// analyzeAds reads the pool's slots and prints each job's analysis.
+func analyzeAds(ctx context.Context, g *globals, w io.Writer, jobs []*classad.Ad) error {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return err
@@ -60,16 +78,7 @@ func runAnalyze(ctx context.Context, g *globals, w io.Writer, scheddName string,
 	if err != nil {
 		return fmt.Errorf("reading the pool's slots: %w", err)
 	}
-	for i, id := range ids {
-		var job *classad.Ad
-		q := wire.JobQuery{JobSelection: wire.JobSelection{IDs: []string{id}}, Limit: 1}
-		err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { job = ad; return nil })
-		if err != nil {
-			return err
-		}
-		if job == nil {
-			return fmt.Errorf("no job %s in the queue of %s", id, s.name)
-		}
+	for i, job := range jobs {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}

@@ -28,6 +28,28 @@ type qOptions struct {
 	afSet                      bool
 	limit                      int
 	now                        func() time.Time
+	analyze                    bool
+}
+
+// analyzeJobs explains why the selected jobs do not run: the idle ones,
+// unless job ids name others.
+func (o *qOptions) analyzeJobs(ctx context.Context, w io.Writer, s *scheddConn, q wire.JobQuery) error {
+	if len(q.IDs) == 0 {
+		c := "JobStatus == 1"
+		if q.Constraint != "" {
+			c = "(" + q.Constraint + ") && " + c
+		}
+		q.Constraint = c
+	}
+	var jobs []*classad.Ad
+	if err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { jobs = append(jobs, ad); return nil }); err != nil {
+		return err
+	}
+	if len(jobs) == 0 {
+		_, err := fmt.Fprintln(w, "No idle jobs to analyze.")
+		return err
+	}
+	return analyzeAds(ctx, o.g, w, jobs)
 }
 
 func init() { addCommand(newQCmd) }
@@ -62,6 +84,8 @@ held ones with their reasons, -run the running ones with their hosts; -long,
 	f.StringVar(&o.af, "af", "", "print the values of the attributes or expressions given as arguments (-af:[lhVr,tng])")
 	f.Lookup("af").NoOptDefVal = " "
 	f.IntVar(&o.limit, "limit", 0, "show at most this many jobs")
+	f.BoolVar(&o.analyze, "better-analyze", false, "explain why the selected idle jobs do not run (kite analyze)")
+	f.BoolVar(&o.analyze, "analyze", false, "the same as -better-analyze")
 	return c
 }
 
@@ -92,6 +116,9 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 		return err
 	}
 	q := o.query(args, totals.Caller)
+	if o.analyze {
+		return o.analyzeJobs(ctx, w, s, q)
+	}
 	switch {
 	case af != nil && !af.raw:
 		q.Projection = af.references()
