@@ -47,17 +47,25 @@ func Machines(slots []*classad.Ad) []Machine {
 func summarize(name string, ads []*classad.Ad) Machine {
 	s := CountSlots(ads)
 	m := Machine{Name: name, Slots: s.Total, States: s.States, Cpus: s.Cpus, CpusBusy: s.CpusBusy, MemoryMiB: s.MemoryMiB}
-	for _, ad := range ads {
+	for i, ad := range ads {
 		if l, ok := numOK(ad, "TotalLoadAvg"); ok {
 			m.Load = max(m.Load, l)
 		} else {
 			m.Load = max(m.Load, num(ad, "LoadAvg"))
 		}
-		m.Arch = cmp.Or(m.Arch, str(ad, "Arch"))
-		m.OpSys = cmp.Or(m.OpSys, str(ad, "OpSysAndVer"), str(ad, "OpSys"))
-		m.Addr = cmp.Or(m.Addr, str(ad, "MyAddress"))
-		m.Sita = cmp.Or(m.Sita, int(num(ad, "SitaInterval")))
 		m.Absent = m.Absent || boolean(ad, "Absent")
+		if i > 0 && m.Arch != "" && m.OpSys != "" && m.Addr != "" {
+			continue // the machine's attributes are the same in every slot
+		}
+		m.Arch = cmp.Or(m.Arch, str(ad, "Arch"))
+		m.OpSys = cmp.Or(m.OpSys, str(ad, "OpSysAndVer"))
+		m.OpSys = cmp.Or(m.OpSys, str(ad, "OpSys"))
+		m.Addr = cmp.Or(m.Addr, str(ad, "MyAddress"))
+	}
+	for _, ad := range ads {
+		if m.Sita = int(num(ad, "SitaInterval")); m.Sita != 0 {
+			break
+		}
 	}
 	return m
 }

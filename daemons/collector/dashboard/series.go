@@ -100,15 +100,19 @@ func NewSampler(poolSamples, machineSamples int) *Sampler {
 
 // Sample records the pool's state at now from its slot and submitter ads.
 func (s *Sampler) Sample(now time.Time, slots, submitters []*classad.Ad) {
-	c := CountSlots(slots)
-	ps := PoolSample{Time: now.Unix(), Slots: c.Total, Claimed: c.States["Claimed"], Cpus: c.Cpus,
-		CpusBusy: c.CpusBusy, Machines: c.Machines}
+	machines := Machines(slots)
+	ps := PoolSample{Time: now.Unix(), Machines: len(machines)}
+	for _, m := range machines {
+		ps.Slots += m.Slots
+		ps.Claimed += m.States["Claimed"]
+		ps.Cpus += m.Cpus
+		ps.CpusBusy += m.CpusBusy
+	}
 	for _, o := range Owners(submitters, nil) {
 		ps.Running += o.Running
 		ps.Idle += o.Idle
 		ps.Held += o.Held
 	}
-	machines := Machines(slots)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.count++
