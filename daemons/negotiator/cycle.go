@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/policy"
@@ -24,10 +25,7 @@ func Cycle(snap *Snapshot, pol *Policy) Result {
 	start := time.Now()
 	m := newMarket(snap, pol)
 	m.stats.ClassifyTime = time.Since(start)
-	strategy := pol.Strategy
-	if strategy == nil {
-		strategy = policy.Condor{}
-	}
+	strategy := strategyOf(pol)
 	start = time.Now()
 	strategy.Distribute(m)
 	m.stats.MatchTime = time.Since(start)
@@ -42,7 +40,12 @@ func newMarket(snap *Snapshot, pol *Policy) *market {
 		rng:   rand.New(rand.NewPCG(pol.Seed, pol.Seed^0x9e3779b97f4a7c15)),
 		inUse: maps.Clone(snap.LimitsInUse),
 		prios: snap.Priorities,
+		pool:  snap.Pool,
 	}
+	if m.pool == nil {
+		m.pool = snap.Slots
+	}
+	replicas := policy.NeedsOf(strategyOf(pol)).Replicas
 	if m.inUse == nil {
 		m.inUse = map[string]float64{}
 	}
@@ -85,20 +88,45 @@ func newMarket(snap *Snapshot, pol *Policy) *market {
 			if r.Count <= 0 || r.Ad == nil {
 				continue
 			}
+			replica := isReplica(r.Ad)
+			if replica && !replicas {
+				continue // only strategies that replicate see replica requests
+			}
 			ps.Requests = append(ps.Requests, len(m.reqs))
-			m.reqs = append(m.reqs, policy.Request{Submitter: len(m.subs), ID: r.ID, Count: r.Count, Ad: r.Ad})
+			m.reqs = append(m.reqs, policy.Request{Submitter: len(m.subs), ID: r.ID, Count: r.Count, Ad: r.Ad, Replica: replica})
 			schedd := r.Schedd
 			if schedd == "" {
 				schedd = sub.Schedd
 			}
 			m.rq = append(m.rq, reqState{remaining: r.Count, schedd: schedd, limits: jobLimits(r.Ad), prio: sub.Priority,
 				view: m.views.viewOf(r.Ad)})
-			m.stats.Jobs += r.Count
+			if !replica {
+				m.stats.Jobs += r.Count
+			}
 		}
 		m.subs = append(m.subs, ps)
 	}
 	m.stats.Slots, m.stats.Submitters, m.stats.Requests = len(snap.Slots), len(m.subs), len(m.reqs)
 	return m
+}
+
+// strategyOf is the policy's strategy, HTCondor's by default.
+func strategyOf(pol *Policy) policy.Strategy {
+	if pol.Strategy == nil {
+		return policy.Condor{}
+	}
+	return pol.Strategy
+}
+
+// isReplica reports a request for more instances of running jobs: its
+// ad says KiteReplica = true.
+func isReplica(ad *classad.Ad) bool {
+	e, ok := ad.Lookup(attr.KiteReplica)
+	if !ok {
+		return false
+	}
+	l, ok := e.(*ast.Literal)
+	return ok && l.Kind == ast.BoolLit && l.Bool
 }
 
 func makePolicySlot(s *slot) policy.Slot {
@@ -130,9 +158,9 @@ func (m *market) result(s policy.Strategy) Result {
 	st.Strategy = s.Name()
 	st.Classes = len(m.cls.classes)
 	st.Rejections = map[string]int{}
-	for _, r := range m.rq {
+	for j, r := range m.rq {
 		st.Evaluations += r.evals
-		if r.remaining > 0 {
+		if r.remaining > 0 && !m.reqs[j].Replica {
 			why := r.reason
 			if why == policy.OK {
 				why = policy.Policy

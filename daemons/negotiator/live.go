@@ -48,13 +48,13 @@ func (s *Server) Cycle(ctx context.Context) error {
 		return nil
 	}
 	t = time.Now()
-	snap := &Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}
-	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, significant(slots, &s.cfg.Policy), inUse)
-	rep.Requests = time.Since(t).Seconds()
-
 	pol := s.cfg.Policy
 	pol.Seed = rep.Seed
 	pol.Strategy = s.strategy
+	snap := &Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}
+	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, significant(slots, &pol), inUse)
+	rep.Requests = time.Since(t).Seconds()
+
 	res := Cycle(snap, &pol)
 	rep.Match = (res.Stats.ClassifyTime + res.Stats.MatchTime).Seconds()
 
@@ -165,6 +165,11 @@ func significant(slots []*classad.Ad, pol *Policy) []string {
 		r.follow(attr.Requirements, attr.Rank, attr.Start)
 		for k, n := range r.other {
 			set[k] = n
+		}
+	}
+	if pol.Strategy != nil {
+		for _, n := range policy.NeedsOf(pol.Strategy).Significant {
+			set[ast.Lower(n)] = n
 		}
 	}
 	for _, p := range []*classad.Program{pol.PreJobRank, pol.PostJobRank, pol.PreemptionRank, pol.PreemptionRequirements} {

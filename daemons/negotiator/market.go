@@ -27,6 +27,7 @@ type market struct {
 	reqs  []policy.Request
 	rq    []reqState
 	slots []policy.Slot
+	pool  []*classad.Ad
 	ss    []*slot
 	cls   *classifier
 	st    eval.State
@@ -120,6 +121,7 @@ func (m *market) Slots() []policy.Slot           { return m.slots }
 func (m *market) Free(i int) bool                { return !m.ss[i].taken }
 func (m *market) PoolWeight() float64            { return m.poolWeight }
 func (m *market) FreeWeight() float64            { return m.freeWeight }
+func (m *market) Pool() []*classad.Ad            { return m.pool }
 
 func (m *market) Reject(j int, why policy.Reason) { m.rq[j].reason = why }
 

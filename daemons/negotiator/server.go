@@ -31,9 +31,10 @@ type Config struct {
 	Timeout        time.Duration // per call to a schedd
 	MaxRequests    int
 	Strategy       string
-	Seed           uint64 // 0: a new seed each cycle
-	Policy         Policy // ranks, preemption, limits (Seed and Strategy set per cycle)
-	Accountant     string // the accountant's file
+	StrategyParams policy.Params // the strategy's parameters (nil: its defaults)
+	Seed           uint64        // 0: a new seed each cycle
+	Policy         Policy        // ranks, preemption, limits (Seed and Strategy set per cycle)
+	Accountant     string        // the accountant's file
 	HalfLife       time.Duration
 	DefaultFactor  float64
 	// Now is the clock; nil means time.Now.
@@ -46,7 +47,7 @@ func ConfigFrom(c *config.Config) (Config, error) {
 	cfg := Config{
 		Listen: n.Listen, Interval: n.Interval.Duration, CycleDelay: n.CycleDelay.Duration,
 		UpdateInterval: n.UpdateInterval.Duration, Timeout: n.Timeout.Duration, MaxRequests: n.MaxRequests,
-		Strategy: n.Strategy, Seed: n.Seed,
+		Strategy: n.Strategy, StrategyParams: policy.Params(n.StrategyParams), Seed: n.Seed,
 		Accountant: filepath.Join(c.Path(c.Pool.StateDir), "negotiator", "accountant.db"),
 		HalfLife:   n.HalfLife.Duration, DefaultFactor: n.DefaultPrioFactor,
 	}
@@ -103,7 +104,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if cfg.Interval <= 0 || cfg.Timeout <= 0 || cfg.UpdateInterval <= 0 {
 		return nil, errors.New("negotiator: interval, timeout and update interval must be positive")
 	}
-	strategy, err := policy.New(cfg.Strategy)
+	strategy, err := policy.NewWith(cfg.Strategy, cfg.StrategyParams)
 	if err != nil {
 		return nil, fmt.Errorf("negotiator: %w", err)
 	}

@@ -24,6 +24,10 @@ type Snapshot struct {
 	// PoolWeight is the slot weight of the whole pool, claimed or not,
 	// that fair share divides; zero means the weight of Slots.
 	PoolWeight float64
+	// Pool is every slot ad of the pool, claimed or not, when Slots holds
+	// fewer (the simulator passes only free slots); nil means Slots.
+	// Strategies read it through policy.Market.Pool.
+	Pool []*classad.Ad
 }
 
 // Submitter is one accounting principal with idle jobs.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/policy"
@@ -27,6 +28,9 @@ type Negotiator struct {
 	// Strategy names the distribution policy: "condor" (HTCondor's fair
 	// share and rank order) or one of internal/policy's others.
 	Strategy string `toml:"strategy"`
+	// StrategyParams are the strategy's parameters, such as fair_level =
+	// 0.1 for joschka-combined; docs/policies.md lists each strategy's.
+	StrategyParams map[string]any `toml:"strategy_params"`
 	// Seed seeds tie-breaks; 0 takes a new seed each cycle.
 	Seed uint64 `toml:"seed"`
 
@@ -68,15 +72,20 @@ func init() { extraValidators = append(extraValidators, validateNegotiator) }
 func validateNegotiator(c *Config) []error {
 	n := &c.Negotiator
 	var errs []error
-	check := func(ok bool, key, format string, args ...any) {
+	check := func(ok bool, key, format string, args ...any) bool {
 		if !ok {
 			errs = append(errs, c.errorAt(key, format, args...))
 		}
+		return ok
 	}
 	check(n.UpdateInterval.Duration > 0, "negotiator.update_interval", "must be a positive duration")
 	check(n.Timeout.Duration > 0, "negotiator.timeout", "must be a positive duration")
 	check(n.MaxRequests >= 0, "negotiator.max_requests", "must not be negative")
-	check(slices.Contains(policy.Names(), n.Strategy), "negotiator.strategy", "unknown strategy %q (known: %v)", n.Strategy, policy.Names())
+	if check(slices.Contains(policy.Names(), n.Strategy), "negotiator.strategy", "unknown strategy %q (known: %v)", n.Strategy, policy.Names()) {
+		if _, err := policy.NewWith(n.Strategy, n.StrategyParams); err != nil {
+			errs = append(errs, c.errorAt(paramKey(n.StrategyParams, err), "%v", err))
+		}
+	}
 	check(n.HalfLife.Duration > 0, "negotiator.half_life", "must be a positive duration")
 	check(n.DefaultPrioFactor > 0, "negotiator.default_prio_factor", "must be positive")
 	check(n.DefaultLimit >= 0, "negotiator.default_limit", "must not be negative")
@@ -92,4 +101,20 @@ func validateNegotiator(c *Config) []error {
 		}
 	}
 	return errs
+}
+
+// paramKey is the key of the strategy parameter an error names, or the
+// table's when it names none.
+func paramKey(params map[string]any, err error) string {
+	names := make([]string, 0, len(params))
+	for k := range params {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		if strings.Contains(err.Error(), `"`+k+`"`) {
+			return "negotiator.strategy_params." + k
+		}
+	}
+	return "negotiator.strategy_params"
 }

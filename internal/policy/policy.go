@@ -58,6 +58,13 @@ type Market interface {
 	PoolWeight() float64
 	// FreeWeight is the weight still free this cycle.
 	FreeWeight() float64
+	// Pool is the ad of every slot of the pool, claimed or not (Slots
+	// holds only those that can take a job now): strategies that judge a
+	// slot against the whole pool read it, as JoSchKa's power class
+	// normalises reliability over every known machine. Busy slots show
+	// what they run (JobId, and the job attributes the pool copies, such
+	// as KiteJobType and KiteBatch).
+	Pool() []*classad.Ad
 
 	// Best returns the slot request j should get next by HTCondor's rank
 	// tuple (pre-job rank, job Rank, post-job rank, preemption reason,
@@ -93,6 +100,40 @@ type Request struct {
 	ID        string
 	Count     int         // idle jobs at the start of the cycle
 	Ad        *classad.Ad // one of them
+	// Replica requests ask for more instances of running jobs (their ad
+	// has KiteReplica = true; Count is how many more may start): the
+	// first instance to finish wins and the pool kills the others. Only
+	// strategies whose Needs ask for replicas are offered them.
+	Replica bool
+}
+
+// Needs is what a strategy needs of the pool beyond the Market's basics.
+type Needs struct {
+	// Significant are job attributes the strategy reads from requests:
+	// the schedds must tell autoclusters apart by them.
+	Significant []string
+	// Monitoring: slot ads carry the pool's node monitoring and request
+	// ads their job type's statistics (internal/reliability).
+	Monitoring bool
+	// Replicas: the strategy starts extra instances of running jobs from
+	// replica requests (Request.Replica).
+	Replicas bool
+	// Running: busy slot ads in Pool show the job they run.
+	Running bool
+}
+
+// Needful is a strategy with Needs.
+type Needful interface {
+	Strategy
+	Needs() Needs
+}
+
+// NeedsOf returns what s needs (nothing special when it is not Needful).
+func NeedsOf(s Strategy) Needs {
+	if n, ok := s.(Needful); ok {
+		return n.Needs()
+	}
+	return Needs{}
 }
 
 // Slot is a slot that can take a job now.

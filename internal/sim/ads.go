@@ -29,6 +29,7 @@ type slotState struct {
 	machine int32
 	weight  float64
 	job     int32  // pull mode: the job it runs, -1 none
+	rep     int32  // pull mode: the replica run it runs, -1 none
 	shown   uint32 // the machine counters' version the ad shows
 }
 

@@ -172,6 +172,7 @@ func (e *engine) takeDown(mi int32) {
 	m.up = false
 	m.failGen++
 	m.uptimeTotal += e.now - m.upSince
+	e.recordUp(m, e.now-m.upSince)
 	m.version++
 	for len(m.running) > 0 {
 		j := m.running[len(m.running)-1]
@@ -181,11 +182,16 @@ func (e *engine) takeDown(mi int32) {
 		m.aborted++
 		m.timeAbort += run
 		jb.aborts++
+		e.recordAbort(m, j, run)
 		if e.dispatch == Pull {
 			e.slots[jb.slot].job = -1
+			e.showIdle(jb.slot)
 		}
-		e.lose(j)
+		if !e.promoteReplica(j) {
+			e.lose(j)
+		}
 	}
+	e.loseReplicas(m)
 	for ; m.queueHead < len(m.queue); m.queueHead++ {
 		j := m.queue[m.queueHead]
 		e.queued--
@@ -222,10 +228,12 @@ func (e *engine) setSpeed(mi int32, speed float64) {
 		jb.lastUpdate = e.now
 		jb.gen++
 	}
+	old := m.speed
 	m.speed = speed
 	for _, j := range m.running {
 		e.scheduleFinish(j, m)
 	}
+	e.respeedReplicas(m, old)
 	for _, si := range m.slots {
 		setNumber(e.slots[si].ad, attr.KiteSpeed, speed)
 	}

@@ -150,7 +150,7 @@ func (e *engine) requests() []negotiator.Submitter {
 			return cmp.Compare(a.first(), b.first())
 		})
 		sub := negotiator.Submitter{Name: s.name, Schedd: "sim", Priority: e.acct.Effective(s.name), InUse: float64(s.running)}
-		if e.dispatch == Queue {
+		if e.dispatch == Queue && !e.pol.Batch {
 			// Immediate dispatch: one job at a time, the oldest, so that
 			// each is placed seeing the hosts' queues as the jobs before
 			// it left them.
@@ -165,6 +165,9 @@ func (e *engine) requests() []negotiator.Submitter {
 		}
 		out = append(out, sub)
 	}
+	if e.replicating() {
+		out = e.replicaRequests(out)
+	}
 	e.subBuf = out
 	return out
 }
@@ -174,16 +177,14 @@ func (e *engine) show(a *autocluster) *classad.Ad {
 	j := a.first()
 	g := &e.groups[a.group]
 	if g.ads != nil {
-		return g.ads[e.jobs[j].index]
+		ad := g.ads[e.jobs[j].index]
+		e.publishType(ad, e.jobs[j].typ)
+		return ad
 	}
 	if a.shown != j {
-		jb := &e.jobs[j]
-		batch := ""
-		if jb.batch >= 0 {
-			batch = e.w.batches[jb.batch].name
-		}
-		showJob(a.ad, jb, g.sizeAttr, batch)
+		e.showJobAd(a.ad, j)
 		a.shown = j
 	}
+	e.publishType(a.ad, e.jobs[j].typ)
 	return a.ad
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/policy"
+	"github.com/kite-sched/kite/internal/reliability"
 )
 
 // engine is one run: a setup, a policy and a seed, in virtual time.
@@ -74,6 +75,18 @@ type engine struct {
 	stalled, capped  bool
 	events           int
 	unitCache        []unit
+
+	// What the strategy needs of the pool; node monitoring and job-type
+	// statistics (monitor.go); replication (replicate.go).
+	needs         policy.Needs
+	pool          []*classad.Ad // every slot's ad
+	monitor       bool
+	nodes         []reliability.Node
+	typeRec       []reliability.JobType
+	arrivedByType []int
+	repl          replication
+	wasted        float64 // machine-seconds of runs killed when another instance won
+	batchWorks    []float64
 }
 
 // groupInfo is what a run knows of a workload group.
@@ -99,6 +112,9 @@ type autocluster struct {
 	idle  int
 	shown int32 // the job the ad shows, -1 none
 	live  bool  // in its submitter's list
+	// Replication: its running jobs, and the ad of its replica request.
+	running []int32
+	repAd   *classad.Ad
 }
 
 // submitter is one owner's schedd queue.
@@ -149,6 +165,7 @@ func newEngine(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*en
 		return nil, err
 	}
 	e.negPol = negotiator.Policy{PreJobRank: st.Pool.preJob, PostJobRank: st.Pool.postJob, Strategy: e.strategy}
+	e.needs = policy.NeedsOf(e.strategy)
 	e.acct = negotiator.NewAccountant(time.Duration(st.Pool.HalfLife*float64(time.Second)), st.Pool.PrioFactor)
 	e.machines = buildMachines(st, seed)
 	e.w, err = buildWorkload(st, seed, totalSpeed(e.machines))
@@ -171,10 +188,13 @@ func newEngine(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*en
 	for i, s := range e.slots {
 		e.byName[s.name] = int32(i)
 		e.free.pos[i] = -1
+		s.rep = -1
+		e.pool = append(e.pool, s.ad)
 	}
 	e.prepareJobs(plan)
 	e.runningByType = make([]int, len(e.w.types))
 	e.doneByType = make([]int, len(e.w.types))
+	e.prepareExtras()
 	e.limit = st.Duration
 	if e.limit == 0 {
 		e.limit = math.Max(365*86400, 100*e.horizon())

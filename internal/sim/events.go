@@ -5,6 +5,7 @@ package sim
 // last, so that one cycle sees everything that happened at its instant.
 const (
 	evFinish      uint8 = iota // a job's run ends (a: job, gen: job.gen)
+	evReplicaEnd               // a replica run ends (a: run, gen: its gen)
 	evFail                     // a machine fails (a: machine, gen: failGen)
 	evRepair                   // a failed machine is back
 	evCrash                    // a machine crashes once

@@ -75,6 +75,8 @@ func (e *engine) handle(ev event) {
 		if jb := &e.jobs[ev.a]; jb.state == jobRunning && jb.gen == ev.gen {
 			e.finish(ev.a)
 		}
+	case evReplicaEnd:
+		e.replicaEnd(ev)
 	case evArrival:
 		e.arrive()
 	case evRequeue:
@@ -102,6 +104,7 @@ func (e *engine) arrive() {
 		e.firstSeen, e.availAtFirst = true, e.availAcc
 	}
 	for e.next < len(e.jobs) && e.jobs[e.next].arrival <= e.now {
+		e.arrivedByType[e.jobs[e.next].typ]++
 		e.pushIdle(int32(e.next))
 		e.next++
 	}
@@ -129,7 +132,7 @@ func (e *engine) stuck() bool {
 // wantCycle asks for a cycle as soon as the cycle delay allows, when one
 // could match something.
 func (e *engine) wantCycle() {
-	if e.idle == 0 || len(e.free.idx) == 0 {
+	if !e.matchable() {
 		return
 	}
 	e.scheduleCycle(math.Max(e.now, e.lastCycle+e.st.Pool.CycleDelay))
@@ -149,7 +152,7 @@ func (e *engine) scheduleCycle(t float64) {
 // cycle runs one negotiation cycle on the free slots and idle jobs.
 func (e *engine) cycle() {
 	e.lastCycle = e.now
-	if e.idle == 0 || len(e.free.idx) == 0 {
+	if !e.matchable() {
 		return
 	}
 	e.cycles++
@@ -167,6 +170,7 @@ func (e *engine) cycle() {
 		Now:        now,
 		Priorities: e.acct.Priorities(),
 		PoolWeight: e.poolWeight,
+		Pool:       e.pool,
 	}
 	pol := e.negPol
 	pol.Seed = splitmix(e.seed ^ uint64(e.cycles)*0x9e3779b97f4a7c15)
@@ -175,7 +179,7 @@ func (e *engine) cycle() {
 		e.match(&res.Matches[i])
 	}
 	e.matches += len(res.Matches)
-	if e.idle == 0 || len(e.free.idx) == 0 {
+	if !e.matchable() {
 		return
 	}
 	switch {
@@ -187,6 +191,12 @@ func (e *engine) cycle() {
 	default:
 		e.scheduleCycle(e.now + e.st.Pool.Interval)
 	}
+}
+
+// matchable reports whether a cycle could match something: a free slot,
+// and an idle job or (replicating) a running one.
+func (e *engine) matchable() bool {
+	return len(e.free.idx) > 0 && (e.idle > 0 || e.replicating() && e.running > 0)
 }
 
 func onlyNoMatch(r map[string]int) bool {
@@ -251,6 +261,9 @@ func (e *engine) workLeft(m *machine) float64 {
 // match carries out one match of the cycle.
 func (e *engine) match(mt *negotiator.Match) {
 	si, ok := e.byName[mt.SlotName]
+	if ok && e.matchReplica(mt.Request, si) {
+		return
+	}
 	id, err := strconv.Atoi(mt.Request)
 	if !ok || err != nil || id < 0 || id >= len(e.acs) || !e.free.has(si) {
 		return
@@ -310,7 +323,9 @@ func (e *engine) startRun(j, mi, si int32) {
 	jb.machine, jb.slot = mi, si
 	if e.dispatch == Pull {
 		e.slots[si].job = j
+		e.showBusy(si, j)
 	}
+	e.trackRunning(j, true)
 	m.running = append(m.running, j)
 	e.running++
 	e.runningByType[jb.typ]++
@@ -340,7 +355,9 @@ func (e *engine) finish(j int32) {
 	jb.finish = e.now
 	e.done++
 	e.doneByType[jb.typ]++
+	e.recordDone(m, j, run)
 	e.freeAfterRun(jb.machine, jb.slot)
+	e.killReplicas(j)
 	e.wantCycle()
 }
 
@@ -357,6 +374,7 @@ func (e *engine) stopRun(j int32, m *machine) {
 	m.busy += e.now - jb.start
 	m.version++
 	jb.gen++
+	e.trackRunning(j, false)
 	e.running--
 	e.runningByType[jb.typ]--
 	e.subs[e.subOf(j)].running--
@@ -368,6 +386,7 @@ func (e *engine) freeAfterRun(mi, si int32) {
 	m := e.machines[mi]
 	if e.dispatch == Pull {
 		e.slots[si].job = -1
+		e.showIdle(si)
 		if m.up {
 			e.free.add(si)
 		}

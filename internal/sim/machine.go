@@ -31,6 +31,7 @@ type machine struct {
 
 	// Jobs: running ones, and (queue mode) those waiting in its queue.
 	running    []int32
+	reps       []int32 // replica runs (replicate.go)
 	queue      []int32
 	queueHead  int
 	queuedWork float64
@@ -42,7 +43,8 @@ type machine struct {
 	timeCompleted, timeAbort float64
 	restarts                 int
 	uptimeTotal              float64
-	version                  uint32 // bumped when a published counter changes
+	timeKilled               float64 // seconds of runs killed when another instance won
+	version                  uint32  // bumped when a published counter changes
 }
 
 func (m *machine) queued() int { return len(m.queue) - m.queueHead }

@@ -43,6 +43,12 @@ type Metrics struct {
 	AvDone       float64 `json:"avdone"`
 	Imbalance    float64 `json:"imbalance"`
 	ImbalancePct float64 `json:"imbalance_pct"`
+	// Replicas counts the extra instances of running jobs started
+	// (replication); Wasted is the machine-seconds of runs killed because
+	// another instance of their job finished first (also in AvEff's
+	// worked time).
+	Replicas int     `json:"replicas,omitempty"`
+	Wasted   float64 `json:"wasted,omitempty"`
 }
 
 // TypeMetrics are one job type's metrics.
@@ -133,6 +139,9 @@ func (e *engine) finishRun() {
 		for _, j := range m.running {
 			m.busy += e.now - e.jobs[j].start
 		}
+		for _, r := range m.reps {
+			m.busy += e.now - e.repl.runs[r].start
+		}
 	}
 	e.series.record(e.now, e.runningByType, e.doneByType)
 }
@@ -154,7 +163,7 @@ func (e *engine) result() *RunResult {
 	for k, m := range e.machines {
 		busy += m.busy
 		eff += m.timeCompleted
-		all += m.timeCompleted + m.timeAbort
+		all += m.timeCompleted + m.timeAbort + m.timeKilled
 		loads[k] = m.workDone
 		r.Hosts = append(r.Hosts, HostLoad{Name: m.name, Work: m.workDone, Busy: m.busy, Completed: m.completed, Aborted: m.aborted})
 	}
@@ -164,6 +173,7 @@ func (e *engine) result() *RunResult {
 	if all > 0 {
 		r.All.AvEff = eff / all
 	}
+	r.All.Replicas, r.All.Wasted = e.repl.started, e.wasted
 	r.All.Imbalance, _, r.All.ImbalancePct = sita.Imbalance(loads)
 	r.All.AvDone = 0 // JoSchKa's: the mean over the types
 	for k, name := range e.w.types {

@@ -179,10 +179,13 @@ func mean(runs []*RunResult) *RunResult {
 			m.AvDone += x.AvDone / n
 			m.Imbalance += x.Imbalance / n
 			m.ImbalancePct += x.ImbalancePct / n
+			m.Replicas += x.Replicas
+			m.Wasted += x.Wasted / n
 		}
 		m.Jobs /= len(runs)
 		m.Done /= len(runs)
 		m.Aborted /= len(runs)
+		m.Replicas /= len(runs)
 		return m
 	}
 	out.All = avg(func(r *RunResult) *Metrics { return &r.All })

@@ -78,8 +78,15 @@ type Pool struct {
 	PreJobRank, PostJobRank string
 	preJob, postJob         *classad.Program
 	// Monitor publishes each host's job and failure counters in its slot
-	// ads (KiteJobsCompleted, ...), for strategies that learn from them.
+	// ads (KiteJobsCompleted, ...), its node monitoring
+	// (internal/reliability: KiteReliability, ...) and the job types'
+	// statistics in request ads (KiteTypeRunning, ...), for strategies
+	// that learn from them (those that need it turn it on themselves).
 	Monitor bool
+	// Replicas is how many extra instances of a running job may run at
+	// once (pull dispatch; 0: none), offered as replica requests to
+	// strategies that replicate (see replicate.go).
+	Replicas int
 }
 
 // MachineGroup is Count alike machines.
@@ -216,6 +223,10 @@ type PolicySpec struct {
 	Dispatch string
 	// Sita gives the hosts SITA-E size intervals.
 	Sita *SitaSpec
+	// Batch offers every idle job in each cycle under queue dispatch
+	// (rather than each submitter's oldest alone), for batch heuristics
+	// that map a whole set of jobs onto the hosts' queues.
+	Batch bool
 }
 
 // SitaSpec configures SITA-E host ads (internal/sita) for a policy: n
@@ -397,6 +408,7 @@ func readPool(t *table) Pool {
 	p.PreJobRank, p.preJob = t.expr("pre_job_rank")
 	p.PostJobRank, p.postJob = t.expr("post_job_rank")
 	p.Monitor = t.boolean("monitor", false)
+	p.Replicas = t.integer("replicas", 0, 0, 1<<16)
 	return p
 }
 
@@ -708,6 +720,13 @@ func readPolicy(t *table, st *Setup) PolicySpec {
 	p := PolicySpec{Strategy: t.str("strategy", "condor")}
 	p.Name = t.str("name", p.Strategy)
 	p.Dispatch = t.oneOf("dispatch", st.Pool.Dispatch, Pull, Queue)
+	p.Batch = t.boolean("batch", false)
+	if p.Batch && p.Dispatch != Queue {
+		t.r.errorf(t.key("batch"), "batch needs queue dispatch (hosts with queues to map jobs onto)")
+	}
+	if st.Pool.Replicas > 0 && p.Dispatch == Queue {
+		t.r.errorf(t.key("dispatch"), "pool.replicas needs pull dispatch: queue dispatch does not replicate")
+	}
 	if pt := t.sub("params"); pt != nil {
 		p.Params = policy.Params{}
 		for k, v := range pt.m {

@@ -146,6 +146,7 @@ type job struct {
 	index                        int32 // within its group (ProcId)
 	gen                          uint32
 	aborts                       int32
+	reps                         int32 // replica runs started
 	state                        uint8
 }
 
