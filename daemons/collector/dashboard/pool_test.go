@@ -248,6 +248,7 @@ func TestEndpoints(t *testing.T) {
 		{"/v1/dashboard/queue?limit=0", auth.Read, 400, "limit"},
 		{"/v1/dashboard/machines/nowhere", auth.Read, 404, `no machine \"nowhere\"`},
 		{"/dashboard/", 0, 200, `<main id="view"`},
+		{"/dashboard", 0, 200, `<main id="view"`}, // redirected to /dashboard/
 		{"/dashboard/app.js", 0, 200, "takeTokenFromFragment"},
 		{"/dashboard/style.css", 0, 200, "--accent"},
 		{"/dashboard/missing.js", 0, 404, ""},
@@ -256,7 +257,7 @@ func TestEndpoints(t *testing.T) {
 		if code != c.code || !strings.Contains(string(body), c.want) {
 			t.Errorf("GET %s: %d %.200s, want %d with %q", c.path, code, body, c.code, c.want)
 		}
-		if strings.HasPrefix(c.path, "/dashboard/") && code == 200 &&
+		if strings.HasPrefix(c.path, "/dashboard") && code == 200 &&
 			(!strings.Contains(header.Get("Content-Security-Policy"), "default-src 'self'") || header.Get("X-Content-Type-Options") != "nosniff") {
 			t.Errorf("GET %s: headers %v", c.path, header)
 		}
