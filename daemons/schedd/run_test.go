@@ -183,11 +183,13 @@ func TestNegotiateAndRun(t *testing.T) {
 	if got := summary(hist, "JobStatus", "ExitCode", "RemoteWallClockTime", "RemoteUserCpu", "MemoryUsage", "NumJobStarts", "JobStartDate", "CompletionDate"); got != "4 0 10 7 42 1 1000 1010" {
 		t.Errorf("completed job: %s", got)
 	}
-	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.1", Event: wire.EventHeld, Reason: "over its memory", HoldCode: 34})
+	// A job that ends at once is reported once: its start comes with its
+	// last event.
+	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.1", Event: wire.EventHeld, Reason: "over its memory", HoldCode: 34, StartedAt: 1020})
 	if a := startd.next(t); a != "c1 3.0" {
 		t.Fatalf("claim reuse after a hold: %q", a)
 	}
-	if got := summary(h.query("alice", wire.JobQuery{JobSelection: wire.JobSelection{IDs: []string{"1.1"}}}), "JobStatus", "HoldReasonCode", "HoldReason"); got != `5 34 "over its memory"` {
+	if got := summary(h.query("alice", wire.JobQuery{JobSelection: wire.JobSelection{IDs: []string{"1.1"}}}), "JobStatus", "HoldReasonCode", "HoldReason", "NumJobStarts", "JobStartDate"); got != `5 34 "over its memory" 1 1020` {
 		t.Errorf("held by the startd: %s", got)
 	}
 	// max_retries = 1: the first failure runs the job again, the second ends it.
@@ -200,7 +202,7 @@ func TestNegotiateAndRun(t *testing.T) {
 	if startd.releases()[0] != "c1" || h.status(t, "3.0") != "gone" || h.status(t, "2.0") != "1" {
 		t.Errorf("released %v; 3.0 %s; 2.0 %s", startd.releases(), h.status(t, "3.0"), h.status(t, "2.0"))
 	}
-	if got := readLog(t, dir+"/job.log"); got != "000 1.0\n000 1.1\n000 2.0\n000 3.0\n001 1.0\n005 1.0\n012 1.1\n005 3.0" {
+	if got := readLog(t, dir+"/job.log"); got != "000 1.0\n000 1.1\n000 2.0\n000 3.0\n001 1.0\n005 1.0\n001 1.1\n012 1.1\n005 3.0" {
 		t.Errorf("job log:\n%s", got)
 	}
 	if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs); err != nil || len(reqs.Requests) != 1 {

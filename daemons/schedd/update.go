@@ -50,8 +50,11 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 			if j == nil || tx.Status(j) != attr.Running {
 				return nil
 			}
-			addUsage(tx, j, &u)
 			ev := s.newEvents()
+			if u.StartedAt != 0 {
+				s.recordStart(tx, j, c, time.Unix(u.StartedAt, 0), ev)
+			}
+			addUsage(tx, j, &u)
 			s.toIdle(tx, j, reason, ev)
 			ev.after(tx)
 			return nil
@@ -89,15 +92,8 @@ func (s *Server) started(id queue.JobID, c *claim, at time.Time) error {
 		if j == nil || tx.Status(j) != attr.Running {
 			return nil
 		}
-		v := tx.View(j)
-		wait, first = firstStartLatency(&v, at)
-		tx.SetInt(j, attr.JobCurrentStartDate, at.Unix())
-		if _, ok := v.Lookup(attr.JobStartDate); !ok {
-			tx.SetInt(j, attr.JobStartDate, at.Unix())
-		}
-		tx.SetInt(j, attr.NumJobStarts, intAttr(&v, attr.NumJobStarts, 0)+1)
 		ev := s.newEvents()
-		ev.add(&v, userlog.Event{Code: userlog.Execute, Time: at, Host: "<" + c.startd + ">", Slot: c.slotName})
+		wait, first = s.recordStart(tx, j, c, at, ev)
 		ev.after(tx)
 		return nil
 	})
@@ -105,6 +101,23 @@ func (s *Server) started(id queue.JobID, c *claim, at time.Time) error {
 		s.extra.observeStart(wait)
 	}
 	return unavailable(err)
+}
+
+// recordStart notes in a transaction that a job's process began at a
+// time: its start dates, start count and execute event. A startd reports
+// it with the started event, or, for a job that ended at once, with its
+// last event (JobUpdate.StartedAt). It returns the wait from submission
+// and whether this was the job's first start.
+func (s *Server) recordStart(tx *queue.Tx, j *queue.Job, c *claim, at time.Time, ev *eventBatch) (time.Duration, bool) {
+	v := tx.View(j)
+	wait, first := firstStartLatency(&v, at)
+	tx.SetInt(j, attr.JobCurrentStartDate, at.Unix())
+	if _, ok := v.Lookup(attr.JobStartDate); !ok {
+		tx.SetInt(j, attr.JobStartDate, at.Unix())
+	}
+	tx.SetInt(j, attr.NumJobStarts, intAttr(&v, attr.NumJobStarts, 0)+1)
+	ev.add(&v, userlog.Event{Code: userlog.Execute, Time: at, Host: "<" + c.startd + ">", Slot: c.slotName})
+	return wait, first
 }
 
 // addUsage adds a run's usage to a job's totals.
@@ -126,14 +139,19 @@ func (s *Server) ended(id queue.JobID, c *claim, u *wire.JobUpdate, at time.Time
 	r.finish(c)
 	next, haveNext := r.next(c)
 	started := false
+	var wait time.Duration
+	first := false
 	err := s.q.Update(func(tx *queue.Tx) error {
 		j := tx.Job(id)
 		if j == nil || tx.Status(j) != attr.Running {
 			return nil
 		}
+		ev := s.newEvents()
+		if u.StartedAt != 0 {
+			wait, first = s.recordStart(tx, j, c, time.Unix(u.StartedAt, 0), ev)
+		}
 		addUsage(tx, j, u)
 		leftMachine(tx, j)
-		ev := s.newEvents()
 		switch u.Event {
 		case wire.EventExited:
 			s.exited(tx, j, u, at, ev)
@@ -162,6 +180,9 @@ func (s *Server) ended(id queue.JobID, c *claim, u *wire.JobUpdate, at time.Time
 	}
 	if haveNext {
 		r.unreserve(next)
+	}
+	if err == nil && first {
+		s.extra.observeStart(wait)
 	}
 	s.kickAds()
 	switch {

@@ -156,6 +156,25 @@ func (f *fakeSchedd) next() wire.JobUpdate {
 	return wire.JobUpdate{}
 }
 
+// lastEvent waits for a job's last event and checks that its start was
+// reported: by a started event first, or, for a job that ended at once,
+// in the last event itself.
+func (f *fakeSchedd) lastEvent() wire.JobUpdate {
+	f.t.Helper()
+	u := f.next()
+	if u.Event == wire.EventStarted {
+		started := u
+		if u = f.next(); u.Job != started.Job || u.StartedAt != 0 {
+			f.t.Fatalf("after started %+v came %+v", started, u)
+		}
+		return u
+	}
+	if u.StartedAt == 0 {
+		f.t.Fatalf("a last event without a start: %+v", u)
+	}
+	return u
+}
+
 // claim claims a slot by its ad, as a schedd does after a match.
 func (f *fakeSchedd) claim(slot *classad.Ad, job *classad.Ad, lease int) (wire.ClaimResult, error) {
 	var res wire.ClaimResult

@@ -18,7 +18,7 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	run := starter.Start(starter.Config{
 		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: st.user, Cgroups: s.cgroups,
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
-		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval,
+		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
 		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, sc.report), Timing: s.met.timing,
 		MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
 		Ended: func(wire.JobUpdate) { s.jobEnded(st, c) },
@@ -28,6 +28,10 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	s.log.Info("job activated", "slot", st.name, "job", jobID)
 	s.jobs.Go(func() { <-run.Done() })
 }
+
+// foldStarted: a job that ends within this time of starting is reported
+// once, with its start in its last event.
+const foldStarted = 50 * time.Millisecond
 
 // jobEnded moves a slot on once its job is gone, before the schedd
 // hears of it: back to Claimed/Idle, or, when the claim is ending, to

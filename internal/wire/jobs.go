@@ -39,6 +39,11 @@ type JobUpdate struct {
 	Event   string `json:"event"`
 	Time    int64  `json:"time"` // Unix seconds of the event
 
+	// StartedAt, on a job's last event, says when its process began (Unix
+	// seconds) when no started event was sent: a job that ends within
+	// moments of starting is reported once.
+	StartedAt int64 `json:"started_at,omitempty"`
+
 	// For EventExited.
 	ExitCode     int  `json:"exit_code,omitempty"`
 	ExitBySignal bool `json:"exit_by_signal,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"syscall"
 	"time"
 
@@ -12,11 +13,12 @@ import (
 	"github.com/kite-sched/kite/internal/wire"
 )
 
-// run runs the job from sandbox to report, then cleans up.
+// run runs the job from sandbox to report, then cleans up: the schedd
+// hears of the job's end before the sandbox is removed, so that the slot
+// takes its next job sooner.
 func (s *Starter) run() {
 	defer close(s.done)
 	u := s.execute()
-	s.cleanup()
 	s.mu.Lock()
 	s.result = u
 	s.mu.Unlock()
@@ -25,6 +27,7 @@ func (s *Starter) run() {
 		s.cfg.Ended(u)
 	}
 	s.report(u)
+	s.cleanup()
 	s.cancel()
 }
 
@@ -61,8 +64,65 @@ func (s *Starter) execute() wire.JobUpdate {
 		}
 		return s.failed(attr.HoldStartingJob, err)
 	}
-	s.report(s.event(wire.EventStarted))
-	return s.afterExit(p, inputs, start, s.wait())
+	started := s.reportStarted(start)
+	u := s.afterExit(p, inputs, start, s.wait())
+	started.settle(&u)
+	return u
+}
+
+// startedReport is a job's started event, sent at once or, for a job that
+// may end at once, after FoldStarted unless the job's last event carries
+// it instead.
+type startedReport struct {
+	mu     sync.Mutex
+	state  int // 0 pending, 1 sent (or being sent), 2 folded
+	at     time.Time
+	cancel chan struct{}
+	done   chan struct{}
+}
+
+// reportStarted reports that the job's process began at start.
+func (s *Starter) reportStarted(start time.Time) *startedReport {
+	r := &startedReport{at: start, cancel: make(chan struct{}), done: make(chan struct{})}
+	if s.cfg.FoldStarted <= 0 {
+		r.state = 1
+		s.report(s.event(wire.EventStarted))
+		close(r.done)
+		return r
+	}
+	go func() {
+		defer close(r.done)
+		select {
+		case <-time.After(s.cfg.FoldStarted):
+		case <-r.cancel:
+		}
+		r.mu.Lock()
+		send := r.state == 0
+		if send {
+			r.state = 1
+		}
+		r.mu.Unlock()
+		if send {
+			s.report(s.event(wire.EventStarted))
+		}
+	}()
+	return r
+}
+
+// settle completes the start's report before the last event, so that the
+// schedd hears the events in order: folded into the exit of a job that
+// ended by itself before the start was sent; else sent now (a vacated or
+// held job), or waited for.
+func (r *startedReport) settle(u *wire.JobUpdate) {
+	r.mu.Lock()
+	fold := r.state == 0 && u.Event == wire.EventExited
+	if fold {
+		r.state = 2
+		u.StartedAt = r.at.Unix()
+	}
+	r.mu.Unlock()
+	close(r.cancel) // a pending start not folded is sent at once
+	<-r.done
 }
 
 // afterExit decides what became of a job whose process ended: evicted,

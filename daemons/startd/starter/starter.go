@@ -53,6 +53,11 @@ type Config struct {
 	// and cleaned up, before the event is reported: a schedd that hears
 	// of the end may use the slot again at once.
 	Ended func(u wire.JobUpdate)
+	// FoldStarted: a job that ends within this time of starting is
+	// reported once, its start folded into its last event
+	// (JobUpdate.StartedAt), which halves the reports of short jobs. Zero
+	// reports the start at once.
+	FoldStarted time.Duration
 	// Timing, when set, is told how long each of a job's phases besides
 	// running took (PhaseSandbox, PhaseInput, PhaseOutput), for metrics.
 	Timing func(phase string, d time.Duration)

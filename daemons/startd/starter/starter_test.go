@@ -296,3 +296,36 @@ func TestKillSignal(t *testing.T) {
 		}
 	}
 }
+
+// With FoldStarted, a job that ends at once is reported by one event
+// carrying its start; a longer one by a started event, then its end.
+func TestFoldStarted(t *testing.T) {
+	for _, tt := range []struct {
+		name, script string
+		folded       bool
+	}{
+		{"quick", "#!/bin/sh\nexit 0\n", true},
+		{"slow", "#!/bin/sh\nsleep 0.5\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeSchedd(map[string]string{"/home/alice/job.sh": tt.script})
+			cfg := testConfig(t, f)
+			cfg.FoldStarted = 200 * time.Millisecond
+			s := run(t, cfg, jobAd(t, `Cmd = "/home/alice/job.sh"`))
+			u := f.next(t)
+			if tt.folded {
+				if u.Event != wire.EventExited || u.StartedAt == 0 {
+					t.Fatalf("one event with the start folded in, got %+v", u)
+				}
+			} else {
+				if u.Event != wire.EventStarted {
+					t.Fatalf("a started event first, got %+v", u)
+				}
+				if u = f.next(t); u.Event != wire.EventExited || u.StartedAt != 0 {
+					t.Fatalf("then the exit without a start, got %+v", u)
+				}
+			}
+			<-s.Done()
+		})
+	}
+}

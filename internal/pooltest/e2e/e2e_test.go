@@ -139,6 +139,17 @@ func (pl *pool) waitStatus(id string, want int64) *classad.Ad {
 	}
 }
 
+// waitStarts waits until the schedd has recorded a job's n-th start.
+func (pl *pool) waitStarts(id, n string) {
+	pl.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); str(pl.job(id), attr.NumJobStarts) != n; {
+		if time.Now().After(deadline) {
+			pl.t.Fatalf("NumJobStarts of %s is %s, want %s", id, str(pl.job(id), attr.NumJobStarts), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func (pl *pool) act(action, id, reason string) {
 	pl.t.Helper()
 	var res wire.ActResult
@@ -233,6 +244,7 @@ func TestHoldReleaseRemoveRunningJob(t *testing.T) {
 	dir := t.TempDir()
 	id := fmt.Sprintf("%d.0", pl.submit(dir, sleeper(dir)))
 	pid := runningPid(pl, id, dir)
+	pl.waitStarts(id, "1")
 
 	pl.act(wire.ActHold, id, "test hold")
 	ad := pl.waitStatus(id, attr.Held)
@@ -244,9 +256,7 @@ func TestHoldReleaseRemoveRunningJob(t *testing.T) {
 	os.Remove(filepath.Join(dir, "pid"))
 	pl.act(wire.ActRelease, id, "")
 	pid = runningPid(pl, id, dir)
-	if starts := str(pl.job(id), attr.NumJobStarts); starts != "2" {
-		t.Errorf("NumJobStarts %s after a release, want 2", starts)
-	}
+	pl.waitStarts(id, "2")
 
 	pl.act(wire.ActRemove, id, "")
 	pl.waitStatus(id, attr.Removed)
