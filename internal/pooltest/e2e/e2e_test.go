@@ -71,6 +71,9 @@ func (pl *pool) submit(dir, text string) int64 {
 		t.Fatal(err)
 	}
 	env := submit.LocalEnv(dir)
+	// One file system, as on a personal pool: the startds' host is the
+	// pool's "test".
+	env.Host.FileSystemDomain = pl.p.Env("schedd").Host
 	env.Cluster, env.Owner = int(nc.Cluster), nc.Owner
 	c, _, err := d.Expand(env)
 	if err != nil {
