@@ -324,6 +324,7 @@ func (s *Server) refreshOwnAd() {
 	ad.Set(attr.Name, ast.Str("collector@"+host))
 	ad.Set(attr.MyAddress, ast.Str(s.Addr()))
 	ad.Set(attr.DaemonStartTime, ast.Int(s.start.Unix()))
+	ad.Set(attr.KiteVersion, ast.Str(daemon.Version))
 	ad.Set(attr.UpdateSequence, ast.Int(s.now().UnixNano()))
 	ad.Set("UpdatesReceived", ast.Int(updates))
 	ad.Set("QueriesReceived", ast.Int(queries))

@@ -7,7 +7,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +88,19 @@ func TestDashboardInChromium(t *testing.T) {
 		`<a href="#overview" data-view="overview" class="active">`,
 	)
 	checkScreenshot(t, b.screenshot(), 1280, 900)
+	save := func(page string) { // KITE_DASHBOARD_SCREENSHOTS=DIR keeps each page's, to look at
+		if dir := os.Getenv("KITE_DASHBOARD_SCREENSHOTS"); dir != "" {
+			os.WriteFile(filepath.Join(dir, strings.ReplaceAll(page, "/", "_")+".png"), b.screenshot(), 0o644)
+		}
+	}
+	save("overview")
+	// Inline styles (bars, legends) pass the page's Content-Security-Policy.
+	if w, _ := b.eval(`document.querySelector('#slot-states .bar').getBoundingClientRect().width`).(float64); w < 10 {
+		t.Errorf("the slot states' bars are %v px wide: their style was refused", w)
+	}
+	if c := b.eval(`getComputedStyle(document.querySelector('.legend i')).backgroundColor`); c == "rgba(0, 0, 0, 0)" {
+		t.Errorf("the plot's legend has no colours: its style was refused")
+	}
 
 	// Every other page, reached as a user does: by its link.
 	pages := []struct {
@@ -125,6 +140,7 @@ func TestDashboardInChromium(t *testing.T) {
 		b.eval(`document.querySelector('a[href="#` + pg.hash + `"]').click()`)
 		ready(pg.view)
 		expect(pg.hash, pg.want...)
+		save(pg.hash)
 	}
 
 	// The queue's filter hides the rows it does not select.

@@ -63,10 +63,20 @@ function h(tag, attrs, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
     else if (k === 'class') el.className = v;
+    else if (k === 'style') setStyle(el, v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);
   return el;
+}
+
+// setStyle sets inline styles through the CSSOM: the page's
+// Content-Security-Policy refuses style attributes, not style properties.
+function setStyle(el, css) {
+  for (const decl of css.split(';')) {
+    const i = decl.indexOf(':');
+    if (i > 0) el.style.setProperty(decl.slice(0, i).trim(), decl.slice(i + 1).trim());
+  }
 }
 
 function append(el, children) {
@@ -294,7 +304,7 @@ const views = {
     const rel = Object.entries(m.reliability || {}).sort((a, b) => a[0].localeCompare(b[0]));
     out.push(rel.length === 0
       ? h('p', { class: 'muted', id: 'reliability' }, 'The machine\'s ads carry no reliability attributes yet.')
-      : table('reliability', ['Attribute', 'Value'], rel.map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'expr' }, typeof v === 'number' ? num(v, 3) : v)))));
+      : table('reliability', ['Attribute', 'Value'], rel.map(([k, v]) => h('tr', {}, h('td', {}, k), h('td', { class: 'expr' }, relValue(k, v))))));
     out.push(h('h3', {}, 'History: state and load as the collector sampled them'));
     out.push(lineChart('machine-history', [
       { name: 'CPUs busy', color: COLORS.busy, points: hist.map(x => [x.t, x.cpus_busy]) },
@@ -427,6 +437,13 @@ function adValue(v) {
   }
   if (v === null) return 'undefined';
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+// relValue shows a reliability attribute: times (Unix seconds) as dates.
+function relValue(name, v) {
+  if (typeof v !== 'number') return v;
+  if ((/Time$|Date$|^Last/.test(name)) && v > 1e9) return when(v);
+  return num(v, 3);
 }
 
 function shortExpr(e) {
