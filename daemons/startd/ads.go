@@ -34,6 +34,7 @@ func (s *Server) slotAd(st *slotState) *classad.Ad {
 	s.stateAttrs(ad, st)
 	s.resourceAttrs(ad, st)
 	s.machineAttrs(ad)
+	s.mon.publish(ad)
 	s.policyAttrs(ad, st)
 	s.claimAttrs(ad, st)
 	return ad

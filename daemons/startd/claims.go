@@ -283,6 +283,7 @@ func (s *Server) handleRelease(ctx context.Context, r *wire.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
+	st.claim.bySchedd = true
 	s.endClaim(st, "the schedd released the claim", false)
 	return nil, nil
 }
@@ -301,6 +302,7 @@ func (s *Server) handleVacate(ctx context.Context, r *wire.Request) (any, error)
 		return nil, err
 	}
 	if run := st.claim.run; run != nil {
+		st.claim.bySchedd = true
 		reason := req.Reason
 		if reason == "" {
 			reason = "the schedd vacated the job"

@@ -16,6 +16,9 @@ type Config struct {
 	Listen     string // host:port to serve
 	Name       string // the machine's name in slot names; "" is the host's
 	ExecuteDir string // where job sandboxes go
+	// StateDir keeps the node monitoring record across restarts; ""
+	// keeps it in memory only.
+	StateDir string
 	// Cpus, Memory (MiB) and Disk (KiB) replace what is detected when
 	// not 0.
 	Cpus, Memory, Disk int64
@@ -46,6 +49,9 @@ type Config struct {
 	Sensors Sensors
 	// Machine replaces detection when set (tests).
 	Machine *resources.Machine
+	// BenchmarkMs replaces the benchmark time node monitoring derives
+	// from the measured speed when > 0 (tests).
+	BenchmarkMs float64
 }
 
 // Sensors read what changes on the machine while the startd runs.
@@ -59,7 +65,7 @@ type Sensors interface {
 func ConfigFrom(c *config.Config) Config {
 	s := c.Startd
 	return Config{
-		Listen: s.Listen, Name: s.Name, ExecuteDir: c.Path(s.ExecuteDir),
+		Listen: s.Listen, Name: s.Name, ExecuteDir: c.Path(s.ExecuteDir), StateDir: c.StartdStateDir(),
 		Cpus: int64(s.Cpus), Memory: s.Memory, Disk: s.Disk,
 		Layout: layoutFrom(&s), SlotUser: s.SlotUser,
 		UpdateInterval: s.UpdateInterval.Duration, UpdateDelay: s.UpdateDelay.Duration,

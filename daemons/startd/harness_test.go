@@ -216,6 +216,7 @@ type harness struct {
 	clock   *clock
 	sensors *sensors
 	stop    func()
+	cfg     Config // the startd's configuration
 }
 
 // testMachine is the machine the tests' startds describe.
@@ -238,6 +239,7 @@ func newHarness(t *testing.T, edit func(*Config)) *harness {
 	if edit != nil {
 		edit(&cfg)
 	}
+	h.cfg = cfg
 	sd, err := New(p.Env("startd"), cfg)
 	if err != nil {
 		t.Fatal(err)

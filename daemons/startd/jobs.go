@@ -12,7 +12,7 @@ import (
 // runJob starts a job on a claimed slot (the lock is held).
 func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	c := st.claim
-	c.job, c.jobID, c.activated, c.retireUntil = job, jobID, s.now(), time.Time{}
+	c.job, c.jobID, c.activated, c.retireUntil, c.bySchedd = job, jobID, s.now(), time.Time{}, false
 	c.expires = s.now().Add(c.lease)
 	sc := s.schedd(c)
 	run := starter.Start(starter.Config{
@@ -21,7 +21,7 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
 		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, sc.report), Timing: s.met.timing,
 		MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
-		Ended: func(wire.JobUpdate) { s.jobEnded(st, c) },
+		Ended: func(u wire.JobUpdate) { s.jobEnded(st, c, u) },
 	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
 	c.run = run
 	s.apply(st, slots.Activate)
@@ -36,9 +36,10 @@ const foldStarted = 50 * time.Millisecond
 // jobEnded moves a slot on once its job is gone, before the schedd
 // hears of it: back to Claimed/Idle, or, when the claim is ending, to
 // free.
-func (s *Server) jobEnded(st *slotState, c *claim) {
+func (s *Server) jobEnded(st *slotState, c *claim, u wire.JobUpdate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.noteOutcome(c, u)
 	if st.claim != c {
 		return
 	}

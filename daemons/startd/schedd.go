@@ -50,6 +50,9 @@ func (c *scheddClient) fileURL(path, name string) string {
 
 // do sends a file request with the daemon's token and the claim id.
 func (c *scheddClient) do(ctx context.Context, method, path, name string, body io.Reader, size int64, sum string) (*http.Response, error) {
+	if c.s.crashed.Load() {
+		return nil, errKilled
+	}
 	req, err := http.NewRequestWithContext(ctx, method, c.fileURL(path, name), body)
 	if err != nil {
 		return nil, err
@@ -127,6 +130,9 @@ const (
 // a schedd that refuses it (it no longer knows the claim) is not asked
 // again.
 func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate) error {
+	if c.s.crashed.Load() {
+		return errKilled
+	}
 	cl := c.s.env.Connector().Client(c.addr)
 	wait := reportBackoff
 	var err error

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,6 +29,7 @@ import (
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/membership"
 	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/sita"
 	"github.com/kite-sched/kite/internal/wire"
@@ -58,6 +60,8 @@ type Server struct {
 	files   *http.Client // file transfer with schedds
 	reg     *prometheus.Registry
 	met     *startdMetrics
+	mon     *monitor    // node monitoring (monitor.go)
+	crashed atomic.Bool // Kill was called (kill.go)
 
 	mu            sync.Mutex
 	addr, member  string
@@ -72,6 +76,8 @@ type Server struct {
 	draining      bool
 	graceful      bool // a graceful drain lets jobs finish
 	stopping      bool
+	node          *membership.Node // gossip, while Run runs
+	kill          func()           // Kill's way to stop Run at once
 }
 
 // New returns a startd for the machine; Run starts it. It detects the
@@ -91,9 +97,14 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		s.host = env.Host
 	}
 	s.start = s.now()
-	if err := s.prepareExecuteDir(); err != nil {
+	if err := s.openMonitor(); err != nil {
 		return nil, err
 	}
+	left, err := s.prepareExecuteDir()
+	if err != nil {
+		return nil, err
+	}
+	s.mon.recover(left)
 	steps := []func() error{s.detect, s.compilePolicy, s.layout}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -108,23 +119,26 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 }
 
 // prepareExecuteDir makes the execute directory and removes sandboxes an
-// earlier startd left.
-func (s *Server) prepareExecuteDir() error {
+// earlier startd left; it returns when each was made (node monitoring
+// counts their jobs as aborted).
+func (s *Server) prepareExecuteDir() ([]time.Time, error) {
 	dir := s.cfg.ExecuteDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("startd: execute directory: %w", err)
+		return nil, fmt.Errorf("startd: execute directory: %w", err)
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("startd: execute directory: %w", err)
+		return nil, fmt.Errorf("startd: execute directory: %w", err)
 	}
+	var left []time.Time
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), sandbox.Prefix) {
 			s.log.Info("removing a sandbox left behind", "dir", e.Name())
+			left = append(left, sandboxMade(filepath.Join(dir, e.Name())))
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
-	return nil
+	return left, nil
 }
 
 // detect finds the machine's resources; configured amounts replace
@@ -293,17 +307,30 @@ func (s *Server) Run(ctx context.Context) error {
 	s.setupCgroups()
 	loops, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopLoops()
+	serving, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	s.mu.Lock()
+	s.node, s.kill = node, func() { stopLoops(); stopServing() }
+	s.mu.Unlock()
 	s.begin()
 	back := s.env.WatchCollector(loops, node, nil)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.advertise(loops, back) })
 	wg.Go(func() { s.policyLoop(loops) })
+	wg.Go(func() { s.mon.run(loops, min(s.cfg.UpdateInterval, time.Minute), s.now) })
 	s.log.Info("serving", "addr", addr, "slots", len(s.slots), "cpus", s.machine.Cpus, "memory_mib", s.machine.MemoryMiB)
 	close(s.ready)
-	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)
+	err = wire.Serve(serving, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)
+	if s.crashed.Load() {
+		s.crash(stopLoops, &wg)
+		return nil
+	}
 	s.shutdown()
 	stopLoops()
 	wg.Wait()
+	if merr := s.mon.end(s.now()); merr != nil {
+		s.log.Error("node monitoring record not written", "err", merr)
+	}
 	s.withdraw()
 	s.files.CloseIdleConnections()
 	if s.cgroups != nil {
@@ -348,6 +375,13 @@ func (s *Server) begin() {
 	}
 	s.mu.Unlock()
 	kflops, mips := resources.Benchmark()
+	benchMs := s.cfg.BenchmarkMs
+	if benchMs <= 0 {
+		benchMs = benchmarkMs(kflops, mips)
+	}
+	if err := s.mon.begin(s.now(), benchMs); err != nil {
+		s.log.Error("node monitoring record not written", "err", err)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kflops, s.mips, s.lastBenchmark = kflops, mips, s.now()

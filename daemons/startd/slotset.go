@@ -48,6 +48,9 @@ type claim struct {
 	retireUntil time.Time
 	// ending says why the claim ends once its job is gone; "" keeps it.
 	ending string
+	// bySchedd: the schedd vacated the job or released the claim, for
+	// its own reasons (node monitoring does not count the job aborted).
+	bySchedd bool
 }
 
 // newClaimID returns a fresh claim id: 32 random bytes in hex.

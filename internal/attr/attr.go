@@ -327,3 +327,30 @@ const (
 	// job's size is the sum of its tasks').
 	KiteBatchWork = "KiteBatchWork"
 )
+
+// Keep-alive requeue and replication in the live pool (the schedd, issue
+// 10): what a job and a submitter say of lost machines and of extra
+// instances.
+const (
+	// KiteAborts counts the times a job's machine was lost under it
+	// (gossip found its startd dead, or its claim lease ran out) since it
+	// was submitted or last released: JoSchKa's nrzerocountdowns.
+	KiteAborts = "KiteAborts"
+	// KiteMaxAborts is a job's own bound on KiteAborts (the schedd's
+	// max_aborts otherwise): one more loss holds the job.
+	KiteMaxAborts = "KiteMaxAborts"
+	// KiteReplicas is how many extra instances of a job may run at once
+	// when slots are left over (the schedd's replicas otherwise; 0: none).
+	KiteReplicas = "KiteReplicas"
+	// KiteReplicaRuns counts the extra instances a job started;
+	// KiteWinner is the slot of the instance whose result was kept and
+	// KiteWinnerInstance which instance that was (0: the first, k: the
+	// k-th replica). Set on jobs that had replicas.
+	KiteReplicaRuns    = "KiteReplicaRuns"
+	KiteWinner         = "KiteWinner"
+	KiteWinnerInstance = "KiteWinnerInstance"
+	// KiteReplicable counts a submitter's running jobs that may start
+	// another instance now: the negotiator asks a submitter with such
+	// jobs for requests even when it has no idle job.
+	KiteReplicable = "KiteReplicable"
+)

@@ -40,7 +40,33 @@ type Schedd struct {
 	// MaxBodyBytes bounds one request body: a submit of a large cluster is
 	// one body. Typically 256 MiB.
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// RequeueAfter is how long after gossip finds a startd dead the jobs
+	// running there go back to idle (JoSchKa's keep-alive requeue), so
+	// that they run elsewhere before the claim lease would end; 0
+	// requeues at once. A startd that answers again meanwhile keeps its
+	// jobs; one that answers after has its old claims vacated. Needs
+	// membership; without it the claim lease alone finds lost machines.
+	// Typically 30s.
+	RequeueAfter Duration `toml:"requeue_after"`
+	// MaxAborts is how many times a job's machine may be lost under it
+	// (found dead by gossip, or its claim lease ran out) before the job
+	// is held instead of run again (JoSchKa's block: hold code 26,
+	// subcode 1); releasing the job starts the count again. A job's own
+	// KiteMaxAborts replaces it; 0 never holds. Typically 5.
+	MaxAborts int `toml:"max_aborts"`
+	// Replicas is how many extra instances of a running job may run on
+	// other machines when slots are left over (replication, as JoSchKa
+	// and paper 002 do it): the first instance to finish wins and the
+	// others are killed. A job's own KiteReplicas replaces it. Replica
+	// requests go to the negotiator beside the idle jobs' requests; only
+	// strategies that replicate (joschka-*, no-passing) use them. 0 turns
+	// replication off. Typically 0 or 1.
+	Replicas int `toml:"replicas"`
 }
+
+// maxReplicas bounds schedd.replicas: more copies of one job than this
+// waste a pool.
+const maxReplicas = 16
 
 // SpoolDir returns the schedd's spool directory, resolved.
 func (c *Config) SpoolDir() string {
@@ -68,6 +94,9 @@ func init() {
 		check(s.HistoryRetain >= 0, "schedd.history_retain", "must not be negative")
 		check(s.MaxBodyBytes >= 1<<20, "schedd.max_body_bytes", "must be at least 1 MiB")
 		check(s.Spool != "" || c.Pool.StateDir != "", "schedd.spool", "the schedd needs a spool directory (or pool.state_dir)")
+		check(s.RequeueAfter.Duration >= 0, "schedd.requeue_after", "must not be negative")
+		check(s.MaxAborts >= 0, "schedd.max_aborts", "must not be negative (0 never holds)")
+		check(s.Replicas >= 0 && s.Replicas <= maxReplicas, "schedd.replicas", "must be between 0 and %d", maxReplicas)
 		return errs
 	})
 }

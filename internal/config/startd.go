@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,13 @@ type Startd struct {
 	// on its file system. When the startd is root, the slot users must be
 	// able to reach it. Typically "/var/lib/kite/execute".
 	ExecuteDir string `toml:"execute_dir"`
+	// StateDir holds what the startd keeps across restarts: the node
+	// monitoring record (reliability.json: its benchmark, how its jobs
+	// ended, how long it stayed up), written before the slot ads show
+	// it. Relative to the configuration file's directory; empty means
+	// "startd" under the pool's state_dir. Two startds of one host need
+	// one each, as they need an execute directory each.
+	StateDir string `toml:"state_dir"`
 
 	// Cpus, Memory (MiB) and Disk (KiB) override what is detected; 0
 	// detects them (HTCondor's NUM_CPUS, MEMORY, DISK).
@@ -106,6 +114,14 @@ type Startd struct {
 
 	// Sita is the SITA-E size interval this host serves.
 	Sita Sita `toml:"sita"`
+}
+
+// StartdStateDir returns the startd's state directory, resolved.
+func (c *Config) StartdStateDir() string {
+	if c.Startd.StateDir != "" {
+		return c.Path(c.Startd.StateDir)
+	}
+	return filepath.Join(c.Path(c.Pool.StateDir), "startd")
 }
 
 // SlotType is one kind of slot and its share of the machine.

@@ -27,6 +27,10 @@ var startdOwned = []string{
 	"TotalSlotDisk", "RemoteOwner", "RemoteUser", "JobId",
 	"Start", "Rank", "IsOwner", "Suspend", "Continue", "Preempt", "Kill",
 	"MaxJobRetirementTime",
+	// Node monitoring (daemons/startd/monitor.go).
+	"KiteBenchmark", "KiteBenchmarkIndex", "KiteReliability", "KiteAvgFailedTime",
+	"KiteAvgSucceededTime", "KiteAvgUptime", "KiteRuntimeDelay", "KiteLostRuntime",
+	"KiteJobsCompleted", "KiteJobsAborted",
 }
 
 // validateStartd checks the [startd] section.
@@ -39,6 +43,7 @@ func validateStartd(c *Config) []error {
 		}
 	}
 	check(s.ExecuteDir != "", "startd.execute_dir", "the startd needs an execute directory")
+	check(s.StateDir != "" || c.Pool.StateDir != "", "startd.state_dir", "the startd needs a state directory (or pool.state_dir)")
 	check(s.Cpus >= 0, "startd.cpus", "must not be negative (0 detects)")
 	check(s.Memory >= 0, "startd.memory", "must not be negative (0 detects)")
 	check(s.Disk >= 0, "startd.disk", "must not be negative (0 detects)")
