@@ -104,8 +104,10 @@ func (s *Server) finishIdle(rep *wire.CycleReport, start time.Time, slots, subs 
 	s.record(rep)
 }
 
-// fetchAds reads the slots and the submitters with idle jobs. The
-// negotiator's DAEMON token lets it see each slot's ClaimId.
+// fetchAds reads the slots and the submitters with idle jobs, or with
+// running jobs that may start another instance (KiteReplicable:
+// replication). The negotiator's DAEMON token lets it see each slot's
+// ClaimId.
 func (s *Server) fetchAds(ctx context.Context) (slots, subs []*classad.Ad, err error) {
 	c := s.env.Collector()
 	read := func(q wire.Query) ([]*classad.Ad, error) {
@@ -123,7 +125,7 @@ func (s *Server) fetchAds(ctx context.Context) (slots, subs []*classad.Ad, err e
 	if slots, err = read(wire.Query{Type: attr.TypeSlot}); err != nil {
 		return nil, nil, fmt.Errorf("fetching slots: %w", err)
 	}
-	if subs, err = read(wire.Query{Type: attr.TypeSubmitter, Constraint: attr.IdleJobs + " > 0"}); err != nil {
+	if subs, err = read(wire.Query{Type: attr.TypeSubmitter, Constraint: attr.IdleJobs + " > 0 || " + attr.KiteReplicable + " > 0"}); err != nil {
 		return nil, nil, fmt.Errorf("fetching submitters: %w", err)
 	}
 	return slots, subs, nil

@@ -132,6 +132,9 @@ func (s *Server) remove(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatc
 
 // leave moves a job to the history, without the schedd's own attributes.
 func (s *Server) leave(tx *queue.Tx, j *queue.Job) {
+	if tx.Status(j) == attr.Completed {
+		s.types.completed(tx, j)
+	}
 	tx.Delete(j, attrClaimID)
 	tx.Delete(j, attrStartdAddr)
 	tx.Leave(j)
@@ -166,6 +169,7 @@ func (s *Server) release(tx *queue.Tx, j *queue.Job, reason string, ev *eventBat
 		tx.Set(j, attr.LastHoldReasonCode, e)
 	}
 	setStatus(tx, j, attr.Idle, s.now())
+	tx.Delete(j, attr.KiteAborts) // a release starts the count of lost machines again
 	tx.SetString(j, attr.ReleaseReason, reason)
 	tx.Delete(j, attr.HoldReason)
 	tx.Delete(j, attr.HoldReasonCode)

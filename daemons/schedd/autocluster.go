@@ -163,6 +163,13 @@ func (s *Server) handleRequests(ctx context.Context, r *wire.Request) (any, erro
 		ad.Set(attr.AutoClusterID, ast.Int(int64(ac.id)))
 		out.Requests = append(out.Requests, wire.ResourceRequest{ID: strconv.Itoa(ac.id), Count: len(ac.jobs), Ad: ad})
 	}
+	for _, rr := range s.replicaRequests(q.Submitter, key, q.Significant) {
+		if q.Limit > 0 && len(out.Requests) >= q.Limit {
+			break
+		}
+		out.Requests = append(out.Requests, rr)
+	}
+	s.typedRequests(requestAds(out.Requests))
 	return out, nil
 }
 
@@ -211,4 +218,5 @@ func (s *Server) autoclusters(submitter string, significant []string) []*autoclu
 func stripPrivate(ad *classad.Ad) {
 	ad.Delete(attrClaimID)
 	ad.Delete(attrStartdAddr)
+	ad.Delete(attrReplicaClaims)
 }

@@ -20,7 +20,7 @@ const (
 )
 
 func private(name string) bool {
-	return ast.EqualFold(name, attrClaimID) || ast.EqualFold(name, attrStartdAddr)
+	return ast.EqualFold(name, attrClaimID) || ast.EqualFold(name, attrStartdAddr) || ast.EqualFold(name, attrReplicaClaims)
 }
 
 // selection is a compiled wire.JobSelection.
@@ -141,6 +141,9 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	views := s.views(sel)
 	if q.Batches {
 		return sendBatches(out, views, sel)
+	}
+	if wantsTypes(&q) {
+		s.withTypes(views)
 	}
 	var buf []byte
 	var rec ast.Record

@@ -27,6 +27,9 @@ func (s *Server) recover() error {
 				}
 				v := j.View()
 				olds = append(olds, old{j.ID, stringAttr(&v, attrClaimID), stringAttr(&v, attrStartdAddr)})
+				for _, rc := range replicaClaims(&v) { // replicas.go
+					olds = append(olds, old{j.ID, rc[0], rc[1]})
+				}
 				s.toIdle(tx, j, "The schedd restarted while the job ran", ev)
 			}
 		}
@@ -43,6 +46,10 @@ func (s *Server) recover() error {
 	}
 	s.jobs.mu.Unlock()
 	s.log.Info("jobs that were running are idle again", "jobs", len(olds))
+	pending := map[queue.JobID]int{} // claims (first instance, replicas) still to vacate
+	for _, o := range olds {
+		pending[o.id]++
+	}
 	s.goBackground(func(ctx context.Context) {
 		for _, o := range olds {
 			if o.claim == "" || o.startd == "" {
@@ -54,7 +61,9 @@ func (s *Server) recover() error {
 			cancel()
 			if err == nil || wire.IsCode(err, wire.CodeNotFound) {
 				s.jobs.mu.Lock()
-				delete(s.jobs.blocked, o.id)
+				if pending[o.id]--; pending[o.id] == 0 {
+					delete(s.jobs.blocked, o.id)
+				}
 				s.jobs.mu.Unlock()
 				s.jobs.release(ctx, c)
 			}

@@ -3,6 +3,7 @@ package schedd
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,6 +44,10 @@ type claim struct {
 	job      queue.JobID
 	busy     bool // a job is activated on it
 	gone     bool // released or lost: ignore it
+	// replica is 0 for a job's first instance, k for its k-th replica
+	// (replicas.go); started is when its process began.
+	replica int
+	started time.Time
 }
 
 // runs is the schedd's claims and the jobs being matched.
@@ -56,6 +61,13 @@ type runs struct {
 	requests map[string]map[string][]queue.JobID
 	acIDs    map[string]int
 	running  int
+	// Replication (replicas.go): running jobs' extra instances, the
+	// machines replicas are being claimed on, the jobs behind the last
+	// replica requests, and which instance sends a job's outputs.
+	replicas    map[queue.JobID][]*claim
+	repReserved map[queue.JobID][]string
+	repOffers   map[string]map[string][]replicaOffer
+	outputs     map[queue.JobID]string
 }
 
 func newRuns(s *Server) *runs {
@@ -63,6 +75,8 @@ func newRuns(s *Server) *runs {
 		s: s, claims: map[string]*claim{}, byJob: map[queue.JobID]*claim{},
 		reserved: map[queue.JobID]bool{}, blocked: map[queue.JobID]time.Time{},
 		requests: map[string]map[string][]queue.JobID{}, acIDs: map[string]int{},
+		replicas: map[queue.JobID][]*claim{}, repReserved: map[queue.JobID][]string{},
+		repOffers: map[string]map[string][]replicaOffer{}, outputs: map[queue.JobID]string{},
 	}
 }
 
@@ -146,10 +160,16 @@ func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error
 		slot    *classad.Ad
 		preempt string
 	}
-	var picks []pick
+	var picks, replicas []pick
 	for i, match := range m.Matches {
 		if match.Slot == nil {
 			return nil, wire.BadRequest("match %d: no slot ad", i)
+		}
+		if strings.HasPrefix(match.Request, replicaPrefix) {
+			if id, ok := s.jobs.reserveReplica(m.Submitter, match.Request, match.Slot); ok {
+				replicas = append(replicas, pick{id, match.Slot, match.Preempt})
+			}
+			continue
 		}
 		if id, ok := s.jobs.reserve(m.Submitter, match.Request); ok {
 			picks = append(picks, pick{id, match.Slot, match.Preempt})
@@ -158,7 +178,10 @@ func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error
 	for _, p := range picks {
 		s.goBackground(func(ctx context.Context) { s.jobs.claimFor(ctx, p.job, p.slot, p.preempt) })
 	}
-	return wire.MatchesResult{Accepted: len(picks)}, nil
+	for _, p := range replicas {
+		s.goBackground(func(ctx context.Context) { s.jobs.claimReplica(ctx, p.job, p.slot, p.preempt) })
+	}
+	return wire.MatchesResult{Accepted: len(picks) + len(replicas)}, nil
 }
 
 // claimFor claims a matched slot for a reserved job and starts it there;
@@ -434,11 +457,13 @@ func leftMachine(tx *queue.Tx, j *queue.Job) {
 	}
 	tx.Delete(j, attrClaimID)
 	tx.Delete(j, attrStartdAddr)
+	tx.Delete(j, attrReplicaClaims)
 }
 
 // stop is called in a transaction that takes a job out of Running (hold,
 // remove): once it commits, the job's claim is vacated and released.
 func (r *runs) stop(tx *queue.Tx, j *queue.Job, why string) {
+	r.stopReplicas(tx, j, why)
 	r.mu.Lock()
 	c := r.byJob[j.ID]
 	r.mu.Unlock()
@@ -512,13 +537,7 @@ func (r *runs) alive(ctx context.Context, c *claim) {
 		return
 	}
 	s.log.Warn("claim lost", "slot", c.slotName, "err", err)
-	r.mu.Lock()
-	busy, job := c.busy, c.job
-	r.mu.Unlock()
-	r.drop(c)
-	if busy {
-		r.requeue(job, c, "The claim on "+c.slotName+" was lost: "+err.Error())
-	}
+	r.lost(c, "The claim on "+c.slotName+" was lost: "+err.Error())
 }
 
 // view returns a job as it is now.

@@ -43,6 +43,14 @@ type Config struct {
 	HistoryRetain int
 	// MaxBodyBytes bounds one request body.
 	MaxBodyBytes int64
+	// RequeueAfter is how long after gossip finds a startd dead its jobs
+	// go back to idle (0: at once).
+	RequeueAfter time.Duration
+	// MaxAborts holds a job whose machine was lost more often (0: never).
+	MaxAborts int
+	// Replicas is how many extra instances of a running job may run
+	// (0: none), unless the job's KiteReplicas says.
+	Replicas int
 	// NoSync commits without fsync: benchmarks of everything else only.
 	NoSync bool
 	// Now is the clock; nil means time.Now.
@@ -57,6 +65,7 @@ func ConfigFrom(c *config.Config) Config {
 		PeriodicInterval: s.PeriodicInterval.Duration, UpdateInterval: s.UpdateInterval.Duration,
 		UpdateDelay: s.UpdateDelay.Duration, ClaimLease: s.ClaimLease.Duration,
 		MaxRunning: s.MaxRunningJobs, HistoryRetain: s.HistoryRetain, MaxBodyBytes: s.MaxBodyBytes,
+		RequeueAfter: s.RequeueAfter.Duration, MaxAborts: s.MaxAborts, Replicas: s.Replicas,
 	}
 }
 
@@ -77,6 +86,8 @@ type Server struct {
 	reg    *prometheus.Registry
 	met    *scheddMetrics
 	extra  *extraMetrics // metrics_extra.go
+	types  *jobTypes     // job type statistics (jobtypes.go)
+	lost   *lostStartds  // lost machines (lost.go)
 
 	mu   sync.Mutex
 	addr string
@@ -104,6 +115,8 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		start: now(), ready: make(chan struct{}), kick: make(chan struct{}, 1), bg: context.Background(),
 	}
 	s.jobs = newRuns(s)
+	s.types = newJobTypes()
+	s.lost = newLostStartds()
 	s.reg, s.met = s.newMetrics()
 	s.extra = newExtraMetrics(s.reg)
 	return s, nil
@@ -137,6 +150,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.q = q
 	defer q.Close()
+	if err := s.types.open(q); err != nil {
+		return fmt.Errorf("schedd: job types: %w", err)
+	}
 	l, err := s.env.Listen(s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("schedd: %w", err)
@@ -155,10 +171,11 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		s.log.Warn("not joining the pool's gossip", "err", err)
 	}
-	back := s.env.WatchCollector(ctx, node, nil)
+	back := s.env.WatchCollector(ctx, node, s.onMember)
 	s.wg.Go(func() { s.advertise(ctx, back) })
 	s.wg.Go(func() { s.periodic(ctx) })
 	s.wg.Go(func() { s.jobs.keepAlive(ctx) })
+	s.wg.Go(func() { s.lostLoop(ctx) })
 	s.log.Info("serving", "addr", addr, "name", s.name)
 	close(s.ready)
 	s.wg.Go(func() {
@@ -203,7 +220,7 @@ func (s *Server) mux() *wire.Mux {
 	m.HandleStream("POST "+wire.PathHistory, auth.Read, s.handleHistory)
 	m.Handle("POST "+wire.PathResourceRequests, auth.Daemon, s.handleRequests)
 	m.Handle("POST "+wire.PathMatches, auth.Daemon, s.handleMatches)
-	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdate)
+	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdates)
 	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, s.handleInput)
 	metrics.Serve(m, s.reg)
 	m.SetMaxBody(maxOutputBytes) // outputs stream to disk: no body bound but this

@@ -130,7 +130,7 @@ func checkProc(i int, cluster int64, p *classad.Ad) error {
 	if !ok || !isInt(e, int64(i)) {
 		return wire.BadRequest("submit: job %d: ProcId must be %d", i, i)
 	}
-	for _, name := range []string{attr.ClusterID, attr.Owner, attr.User, attr.QDate, attr.MyType, attr.JobUniverse, attrClaimID, attrStartdAddr} {
+	for _, name := range []string{attr.ClusterID, attr.Owner, attr.User, attr.QDate, attr.MyType, attr.JobUniverse, attrClaimID, attrStartdAddr, attrReplicaClaims} {
 		if _, ok := p.Lookup(name); ok {
 			if name == attr.ClusterID {
 				if v, _ := p.Lookup(name); isInt(v, cluster) {

@@ -40,7 +40,7 @@ func (s *Server) transferJob(r *wire.Request) (queue.View, string, error) {
 	if file == "" {
 		return queue.View{}, "", wire.BadRequest("no file named (query file=NAME)")
 	}
-	if s.jobs.claimOf(id, r.HTTP.Header.Get(wire.HeaderClaim)) == nil {
+	if s.jobs.instanceClaim(id, r.HTTP.Header.Get(wire.HeaderClaim)) == nil {
 		return queue.View{}, "", wire.Forbidden("job %s does not run under that claim here", id)
 	}
 	v, found := s.view(id)
@@ -137,6 +137,9 @@ func (s *Server) handleOutput(w http.ResponseWriter, r *wire.Request) error {
 	path, err := outputPath(&v, file)
 	if err != nil {
 		return wire.Forbidden("%v", err)
+	}
+	if err := s.jobs.claimOutputs(v.ID, r.HTTP.Header.Get(wire.HeaderClaim)); err != nil {
+		return err
 	}
 	want := strings.ToLower(r.HTTP.Header.Get(wire.HeaderSHA256))
 	if len(want) != 64 {

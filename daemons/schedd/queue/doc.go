@@ -28,6 +28,8 @@
 //	clusters  cluster (8 bytes) → the cluster ad, JSON (Owner included)
 //	procs     cluster (8) + proc (8) → the job's own ad, JSON
 //	history   sequence (8) → a finished job's whole ad, JSON
+//	aux       name → a small record the schedd keeps beside the jobs (job
+//	          type statistics), written with the changes it follows (PutAux)
 //
 // Cluster ids come from NewCluster, durably, before a submit: the tool
 // needs the id to expand $(Cluster), and an id is never handed out twice,

@@ -18,7 +18,7 @@ import (
 // memory.
 func (q *Queue) load() error {
 	err := q.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketClusters, bucketProcs, bucketHistory} {
+		for _, b := range [][]byte{bucketMeta, bucketClusters, bucketProcs, bucketHistory, bucketAux} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

@@ -17,11 +17,13 @@ import (
 //	clusters  cluster      → the cluster ad (JSON), Owner included
 //	procs     cluster|proc → the proc's own ad (JSON)
 //	history   seq          → a finished job's whole ad (JSON)
+//	aux       name         → a record the schedd keeps beside the jobs
 var (
 	bucketMeta     = []byte("meta")
 	bucketClusters = []byte("clusters")
 	bucketProcs    = []byte("procs")
 	bucketHistory  = []byte("history")
+	bucketAux      = []byte("aux")
 
 	keyNextCluster  = []byte("next_cluster")
 	keyHistoryFirst = []byte("history_first")
