@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
 )
 
@@ -122,6 +124,7 @@ type batchPlan struct {
 type bGroup struct {
 	j      int
 	id     string
+	ad     *classad.Ad
 	length float64
 	n      int // jobs not planned yet
 }
@@ -182,13 +185,36 @@ func (b *BatchHeuristic) groups(m Market) []bGroup {
 		if r.Replica || m.Remaining(j) == 0 {
 			continue
 		}
-		out = append(out, bGroup{j: j, id: r.ID, length: math.Max(0, numberOr(r.Ad, b.lengthAttr(), 0)), n: m.Remaining(j)})
+		out = append(out, bGroup{j: j, id: r.ID, ad: r.Ad, length: math.Max(0, numberOr(r.Ad, b.lengthAttr(), 0)), n: m.Remaining(j)})
 	}
 	return out
 }
 
-// hosts are the free slots with a power, with their ready times and (for
-// penalty-sort-median) penalties.
+// powerFor is a host's power for a job: the slot's power attribute
+// evaluated against the job (a host may be faster at some jobs than at
+// others: KitePower = TARGET.Vector ? 150 : 50); the host's plain power
+// when that is not a positive number.
+func (b *BatchHeuristic) powerFor(slot, job *classad.Ad, plain float64) float64 {
+	e, ok := slot.Lookup(b.powerAttr())
+	if !ok {
+		return plain
+	}
+	if _, lit := e.(*ast.Literal); lit {
+		return plain
+	}
+	v, err := classad.EvalAttr(slot, b.powerAttr(), job)
+	if err != nil {
+		return plain
+	}
+	if p, ok := v.NumberValue(); ok && p > 0 && !math.IsInf(p, 1) {
+		return p
+	}
+	return 0
+}
+
+// hosts are the free slots with a power, with their ready times r_j (the
+// time to finish what they hold, WorkLeft) and (for penalty-sort-median)
+// penalties.
 func (b *BatchHeuristic) hosts(m Market) []bHost {
 	w := 1.0
 	if b.rule == bPenaltySortMedian {
@@ -200,10 +226,14 @@ func (b *BatchHeuristic) hosts(m Market) []bHost {
 			continue
 		}
 		p, ok := lookupNumber(s.Ad, b.powerAttr())
-		if !ok || !(p > 0) || math.IsInf(p, 1) {
+		switch {
+		case ok && p > 0 && !math.IsInf(p, 1):
+		case !ok && s.Ad.Index(b.powerAttr()) >= 0:
+			p = 0 // an expression of the job: powerFor evaluates it per job
+		default:
 			continue
 		}
-		h := bHost{i: i, name: s.Name, power: p, ready: math.Max(0, numberOr(s.Ad, attr.KiteWorkLeft, 0)) / p}
+		h := bHost{i: i, name: s.Name, power: p, ready: WorkLeft(s.Ad)}
 		if b.rule == bPenaltySortMedian {
 			h.penalty = w * (numberOr(s.Ad, attr.KiteRuntimeDelay, 0) + math.Max(0, numberOr(s.Ad, attr.KiteLostRuntime, 0)))
 		}
@@ -264,11 +294,17 @@ func (b *BatchHeuristic) makePlan(m Market, groups []bGroup, hosts []bHost) *bat
 	for _, g := range groups {
 		p.expect[g.id] = g.n
 	}
-	ok := make([][]bool, len(groups)) // ok[g][h]: group g matches host h
+	// ok[g][h]: group g matches host h; exec[g][h] is e_ij.
+	ok := make([][]bool, len(groups))
+	exec := make([][]float64, len(groups))
+	slots := m.Slots()
 	for g := range groups {
 		ok[g] = make([]bool, len(hosts))
+		exec[g] = make([]float64, len(hosts))
 		for h := range hosts {
-			ok[g][h] = m.Matches(groups[g].j, hosts[h].i)
+			power := b.powerFor(slots[hosts[h].i].Ad, groups[g].ad, hosts[h].power)
+			ok[g][h] = power > 0 && m.Matches(groups[g].j, hosts[h].i)
+			exec[g][h] = groups[g].length / power
 		}
 	}
 	ready := make([]float64, len(hosts))
@@ -276,12 +312,12 @@ func (b *BatchHeuristic) makePlan(m Market, groups []bGroup, hosts []bHost) *bat
 		ready[h] = hosts[h].ready
 	}
 	place := func(g, h int) {
-		ready[h] += groups[g].length / hosts[h].power
+		ready[h] += exec[g][h]
 		groups[g].n--
 		p.queues[hosts[h].name] = append(p.queues[hosts[h].name], groups[g].id)
 	}
 	cost := func(g, h int) float64 { // what the rule minimises over hosts
-		e := groups[g].length / hosts[h].power
+		e := exec[g][h]
 		switch b.rule {
 		case bMET:
 			return e

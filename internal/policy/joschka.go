@@ -179,11 +179,11 @@ func (j *JoSchKa) configureScale(p Params) error {
 		j.dynamic = true
 		return nil
 	}
-	f, err := p.Float("runlength_scale", 0, -1, math.MaxFloat64)
+	f, err := p.Float("runlength_scale", 0, math.Inf(-1), math.Inf(1))
 	if err != nil {
 		return err
 	}
-	if f < 0 && f != -1 {
+	if f < 0 && f != -1 || math.IsInf(f, 1) {
 		return fmt.Errorf(`parameter "runlength_scale": want a number >= 0 or "dynamic", got %v`, f)
 	}
 	j.dynamic, j.scale = f == -1, max(f, 0)

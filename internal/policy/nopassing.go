@@ -127,11 +127,27 @@ func (p *NoPassing) Distribute(m Market) {
 		for m.Free(i) && p.serve(m, i, order, now) {
 		}
 	}
-	for k, r := range m.Requests() {
-		if m.Remaining(k) > 0 && !r.Replica {
-			noSlot(m, k)
+	for _, b := range order {
+		held := p.unassigned(m, b) == 1 && p.held(b, order)
+		for _, k := range b.idle {
+			switch {
+			case m.Remaining(k) == 0:
+			case held:
+				m.Reject(k, Policy)
+			default:
+				noSlot(m, k)
+			}
 		}
 	}
+}
+
+// unassigned counts batch b's idle tasks left this cycle.
+func (p *NoPassing) unassigned(m Market, b *npBatch) int {
+	n := 0
+	for _, k := range b.idle {
+		n += m.Remaining(k)
+	}
+	return n
 }
 
 // observe learns the cycle's batches from the requests and the pool's
@@ -226,10 +242,7 @@ func (p *NoPassing) serve(m Market, i int, order []*npBatch, now float64) bool {
 // give hands slot i batch b's next unassigned task, unless it is held, or
 // else a replica of one of b's running tasks.
 func (p *NoPassing) give(m Market, i int, b *npBatch, order []*npBatch, now float64) bool {
-	unassigned := 0
-	for _, k := range b.idle {
-		unassigned += m.Remaining(k)
-	}
+	unassigned := p.unassigned(m, b)
 	if unassigned > 0 && !(unassigned == 1 && p.held(b, order)) {
 		for _, k := range b.idle {
 			if m.Remaining(k) > 0 && m.Matches(k, i) {

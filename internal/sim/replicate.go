@@ -194,7 +194,8 @@ func (e *engine) promote(r int32) {
 	e.dropReplica(r)
 	jb.state = jobRunning
 	jb.machine, jb.slot = run.machine, run.slot
-	jb.start, jb.remaining, jb.lastUpdate = run.start, run.remaining, run.lastUpdate
+	jb.start = run.start
+	jb.remaining, jb.lastUpdate = max(0, run.remaining-m.speed*(e.now-run.lastUpdate)), e.now
 	m.running = append(m.running, j)
 	e.slots[run.slot].job = j
 	e.running++

@@ -1,0 +1,106 @@
+package negotiator
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/config"
+	"github.com/kite-sched/kite/internal/policy"
+)
+
+// spy is a strategy with needs that records what the market showed it.
+type spy struct {
+	needs    policy.Needs
+	pool     []*classad.Ad
+	requests []policy.Request
+}
+
+func (*spy) Name() string          { return "spy" }
+func (s *spy) Needs() policy.Needs { return s.needs }
+func (s *spy) Distribute(m policy.Market) {
+	s.pool = m.Pool()
+	s.requests = m.Requests()
+	for j, r := range s.requests {
+		for r.Replica && m.Remaining(j) > 0 {
+			i, _ := m.Best(j)
+			if i < 0 {
+				break
+			}
+			m.Assign(j, i)
+		}
+	}
+}
+
+func TestMarketPoolAndReplicas(t *testing.T) {
+	free := slots(t, 2, nil)
+	all := append(slices.Clone(free), slotAd(t, "slot1@busy", `State = "Claimed"; Activity = "Busy"`))
+	replica := jobAd(t, "KiteReplica = true")
+	snap := &Snapshot{Slots: free, Submitters: []Submitter{submitter("u", 1,
+		Request{ID: "idle", Count: 3, Ad: jobAd(t, "")}, Request{ID: "rep", Count: 2, Ad: replica})}}
+
+	// A strategy that does not replicate is not shown replica requests.
+	s := &spy{}
+	res := Cycle(snap, &Policy{Strategy: s})
+	if len(s.requests) != 1 || s.requests[0].ID != "idle" || s.requests[0].Replica {
+		t.Errorf("requests %+v, want the idle one only", s.requests)
+	}
+	if res.Stats.Jobs != 3 {
+		t.Errorf("%d idle jobs, want 3", res.Stats.Jobs)
+	}
+	// Pool is the snapshot's slots unless it says otherwise.
+	if len(s.pool) != 2 {
+		t.Errorf("pool of %d slots, want the 2 of Slots", len(s.pool))
+	}
+	snap.Pool = all
+	s = &spy{needs: policy.Needs{Replicas: true}}
+	res = Cycle(snap, &Policy{Strategy: s})
+	if len(s.pool) != 3 {
+		t.Errorf("pool of %d slots, want the snapshot's 3", len(s.pool))
+	}
+	if len(s.requests) != 2 || !s.requests[1].Replica {
+		t.Fatalf("requests %+v, want the idle one and the replica request", s.requests)
+	}
+	// Replica matches are made like others; replica requests left over
+	// are not idle jobs waiting.
+	if len(res.Matches) != 2 || res.Matches[0].Request != "rep" {
+		t.Errorf("matches %+v, want two replicas", res.Matches)
+	}
+	if res.Stats.Jobs != 3 || res.Stats.Rejections["policy"] != 3 {
+		t.Errorf("stats %+v, want 3 idle jobs left to the strategy", res.Stats)
+	}
+}
+
+// The job attributes a strategy reads are significant: the schedds group
+// autoclusters by them.
+func TestStrategySignificance(t *testing.T) {
+	s := &spy{needs: policy.Needs{Significant: []string{"KiteBatch"}}}
+	got := Significant(slots(t, 1, nil), &Policy{Strategy: s})
+	if !slices.Contains(got, "KiteBatch") {
+		t.Errorf("significant %v, want KiteBatch among them", got)
+	}
+	if got := Significant(slots(t, 1, nil), &Policy{}); slices.Contains(got, "KiteBatch") {
+		t.Errorf("significant %v without the strategy", got)
+	}
+}
+
+// negotiator.strategy_params reach the strategy: a bad one stops the
+// negotiator from starting.
+func TestStrategyParamsFromConfig(t *testing.T) {
+	c, err := config.Parse("kite.toml", "[negotiator]\nstrategy = \"joschka-combined\"\n[negotiator.strategy_params]\nfair_level = 0.25\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ConfigFrom(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.StrategyParams["fair_level"] != 0.25 {
+		t.Errorf("params %v", cfg.StrategyParams)
+	}
+	cfg.StrategyParams["fair_level"] = 3.0
+	if _, err := New(nil, cfg); err == nil || !strings.Contains(err.Error(), `"fair_level": 3 is outside [0, 1]`) {
+		t.Errorf("New with a bad parameter: %v", err)
+	}
+}
