@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kite-sched/kite/internal/auth"
@@ -297,7 +298,9 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, tlsConfig *tls.C
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	spare := &spareConns{conns: map[net.Conn]time.Time{}}
 	srv := &http.Server{
+		ConnState:         spare.track,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -320,9 +323,51 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, tlsConfig *tls.C
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
-		return fmt.Errorf("shutdown: %w", err)
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(sctx) }()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-shut:
+			if err != nil {
+				srv.Close()
+				return fmt.Errorf("shutdown: %w", err)
+			}
+			return nil
+		case <-tick.C:
+			spare.close(50 * time.Millisecond)
+		}
 	}
-	return nil
+}
+
+// spareConns are the connections that have not carried a request yet. A
+// client's spare connection (net/http dials one for a request that an
+// idle connection then served) holds http.Server.Shutdown up for 5 s, as
+// long as a daemon's grace: on shutdown they are closed instead.
+type spareConns struct {
+	mu    sync.Mutex
+	conns map[net.Conn]time.Time // since when
+}
+
+func (s *spareConns) track(c net.Conn, st http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st == http.StateNew {
+		s.conns[c] = time.Now()
+	} else {
+		delete(s.conns, c)
+	}
+}
+
+// close closes the spare connections older than age.
+func (s *spareConns) close(age time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c, since := range s.conns {
+		if time.Since(since) > age {
+			c.Close()
+			delete(s.conns, c)
+		}
+	}
 }
