@@ -39,16 +39,31 @@ type cdpAnswer struct {
 }
 
 // startBrowser starts chromium with a blank page of width × height and
-// attaches to it; it stops when the test ends.
+// attaches to it; it stops when the test ends. A chromium that dies while
+// starting (it happens on a loaded machine) is started once more.
 func startBrowser(t *testing.T, bin string, width, height int) *browser {
 	t.Helper()
+	var err error
+	for attempt := 1; attempt <= 2; attempt++ {
+		var b *browser
+		if b, err = launch(t, bin, width, height); err == nil {
+			return b
+		}
+		t.Logf("chromium did not start (attempt %d): %v", attempt, err)
+	}
+	t.Fatalf("chromium did not start: %v", err)
+	return nil
+}
+
+// launch starts chromium and attaches to a new page.
+func launch(t *testing.T, bin string, width, height int) (*browser, error) {
 	cmdR, cmdW, err := os.Pipe() // we write commands, chromium reads fd 3
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	outR, outW, err := os.Pipe() // chromium writes fd 4, we read
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--no-first-run", "--disable-extensions", "--hide-scrollbars", "--remote-debugging-pipe",
@@ -57,33 +72,44 @@ func startBrowser(t *testing.T, bin string, width, height int) *browser {
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cmdR.Close()
 	outW.Close()
 	b := &browser{t: t, cmd: cmd, in: cmdW, pending: map[int]chan cdpAnswer{}, done: make(chan struct{})}
 	go b.read(outR)
-	t.Cleanup(func() {
+	stop := func() {
 		cmdW.Close()
 		cmd.Process.Kill()
 		cmd.Wait()
 		<-b.done
+	}
+	var target struct {
+		TargetID string `json:"targetId"`
+	}
+	var attached struct {
+		SessionID string `json:"sessionId"`
+	}
+	err = b.try("", "Target.createTarget", map[string]any{"url": "about:blank"}, &target)
+	if err == nil {
+		err = b.try("", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached)
+	}
+	if err == nil {
+		b.session = attached.SessionID
+		err = b.try(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height,
+			"deviceScaleFactor": 1, "mobile": false}, nil)
+	}
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("%v; its output:\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		stop()
 		if t.Failed() {
 			t.Logf("chromium's output:\n%s", stderr.String())
 		}
 	})
-	var target struct {
-		TargetID string `json:"targetId"`
-	}
-	b.call("", "Target.createTarget", map[string]any{"url": "about:blank"}, &target)
-	var attached struct {
-		SessionID string `json:"sessionId"`
-	}
-	b.call("", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &attached)
-	b.session = attached.SessionID
-	b.call(b.session, "Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height,
-		"deviceScaleFactor": 1, "mobile": false}, nil)
-	return b
+	return b, nil
 }
 
 // read dispatches chromium's answers to their callers; events are dropped.
@@ -119,9 +145,16 @@ func (b *browser) read(r io.Reader) {
 }
 
 // call sends a command (to the page's session, or to the browser with
-// session "") and decodes its result into out.
+// session "") and decodes its result into out; a failure fails the test.
 func (b *browser) call(session, method string, params any, out any) {
 	b.t.Helper()
+	if err := b.try(session, method, params, out); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// try sends a command and decodes its result into out.
+func (b *browser) try(session, method string, params any, out any) error {
 	b.mu.Lock()
 	b.nextID++
 	id := b.nextID
@@ -134,23 +167,24 @@ func (b *browser) call(session, method string, params any, out any) {
 	}
 	data, _ := json.Marshal(msg)
 	if _, err := b.in.Write(append(data, 0)); err != nil {
-		b.t.Fatalf("%s: %v", method, err)
+		return fmt.Errorf("%s: %v", method, err)
 	}
 	select {
 	case ans, ok := <-ch:
 		if !ok {
-			b.t.Fatalf("%s: chromium went away", method)
+			return fmt.Errorf("%s: chromium went away", method)
 		}
 		if ans.Error != nil {
-			b.t.Fatalf("%s: %s", method, ans.Error.Message)
+			return fmt.Errorf("%s: %s", method, ans.Error.Message)
 		}
 		if out != nil {
 			if err := json.Unmarshal(ans.Result, out); err != nil {
-				b.t.Fatalf("%s: %v", method, err)
+				return fmt.Errorf("%s: %v", method, err)
 			}
 		}
+		return nil
 	case <-time.After(30 * time.Second):
-		b.t.Fatalf("%s: no answer from chromium", method)
+		return fmt.Errorf("%s: no answer from chromium", method)
 	}
 }
 
