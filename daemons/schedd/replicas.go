@@ -495,11 +495,15 @@ func (s *Server) handleJobUpdates(ctx context.Context, req *wire.Request) (any, 
 	r := s.jobs
 	r.mu.Lock()
 	c, others := r.instanceOfLocked(id, u.ClaimID)
-	if c != nil && u.Event == wire.EventStarted && c.started.IsZero() {
+	first := c != nil && u.Event == wire.EventStarted && c.started.IsZero()
+	if first {
 		c.started = s.now()
 	}
 	isReplica := c != nil && slices.Contains(r.replicas[id], c)
 	r.mu.Unlock()
+	if first && !isReplica && s.mayReplicate(id) {
+		s.kickAds() // the submitter's ad offers a replica now (KiteReplicable)
+	}
 	if c == nil || others == 0 && !isReplica {
 		return s.handleJobUpdate(ctx, req)
 	}
@@ -511,6 +515,22 @@ func (s *Server) handleJobUpdates(ctx context.Context, req *wire.Request) (any, 
 		s.met.events.WithLabelValues(eventLabel(u.Event)).Inc()
 		return nil, s.replicaStarted(id, c)
 	case wire.EventExited:
+		if isReplica && u.StartedAt != 0 {
+			// A replica that ended at once reports its start with its
+			// end: the log says so as for any replica, and the job's
+			// own start stays the first instance's.
+			r.mu.Lock()
+			if c.started.IsZero() {
+				c.started = time.Unix(u.StartedAt, 0)
+			}
+			r.mu.Unlock()
+			if err := s.replicaStarted(id, c); err != nil {
+				return nil, err
+			}
+			u.StartedAt = 0
+			data, _ := json.Marshal(&u)
+			req.HTTP.Body = io.NopCloser(bytes.NewReader(data))
+		}
 		if err := r.claimOutputs(id, c.id); err != nil {
 			if !s.dropInstance(id, c, "another instance sends the job's outputs", &u) {
 				return s.handleJobUpdate(ctx, req)
@@ -706,6 +726,15 @@ func (r *runs) stopReplicas(tx *queue.Tx, j *queue.Job, why string) {
 			r.s.goBackground(func(ctx context.Context) { r.vacate(ctx, c, "the job was "+why) })
 		}
 	})
+}
+
+// mayReplicate reports whether a job may run replicas at all.
+func (s *Server) mayReplicate(id queue.JobID) bool {
+	if s.cfg.Replicas > 0 {
+		return true
+	}
+	v, ok := s.view(id)
+	return ok && s.replicasAllowed(&v) > 0
 }
 
 // replicable counts a submitter's running jobs that may start another

@@ -43,6 +43,19 @@ func Stop(t testing.TB, svc any) {
 	stop()
 }
 
+// Kill stops a daemon started here as a crash would, for daemons that
+// can (a startd: no vacate, no word to its schedds, no gossip leave), and
+// waits until it has stopped.
+func Kill(t testing.TB, svc any) {
+	t.Helper()
+	k, ok := svc.(interface{ Kill() })
+	if !ok {
+		t.Fatalf("start.Kill: a %T cannot be killed", svc)
+	}
+	k.Kill()
+	Stop(t, svc)
+}
+
 // run starts svc and stops it when the test ends (or Stop asks), failing
 // the test if it ends with an error.
 func run(t testing.TB, kind string, svc service) {
@@ -131,6 +144,7 @@ func Startd(t testing.TB, p *pooltest.Pool, addr, name string, edit func(*startd
 	cfg := startd.ConfigFrom(p.Config)
 	cfg.Listen, cfg.Name = addr, name
 	cfg.ExecuteDir = filepath.Join(p.Dir, "execute-"+name)
+	cfg.StateDir = filepath.Join(p.Dir, "state-"+name)
 	cfg.SlotUser = ""
 	cfg.UpdateDelay = 10 * time.Millisecond
 	cfg.Cgroups = false
