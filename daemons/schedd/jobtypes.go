@@ -189,10 +189,15 @@ func (t *jobTypes) publish(ad *classad.Ad, name string) {
 }
 
 // refresh counts the jobs of each type in the queue, unless the counts
-// are recent or the queue did not change since (the lock is held).
+// are recent or the queue did not change since. It takes t.mu itself and
+// reads the queue without it: a transaction that completes a job holds the
+// queue's lock while it takes t.mu, so the order is queue, then t.mu.
 func (t *jobTypes) refresh(q *queue.Queue, now time.Time) {
 	_, changes := q.Stats()
-	if t.counts != nil && (changes == t.changes || now.Sub(t.countedAt) < typeCountsEvery) {
+	t.mu.Lock()
+	fresh := t.counts != nil && (changes == t.changes || now.Sub(t.countedAt) < typeCountsEvery)
+	t.mu.Unlock()
+	if fresh {
 		return
 	}
 	counts := map[string]typeCount{}
@@ -217,7 +222,9 @@ func (t *jobTypes) refresh(q *queue.Queue, now time.Time) {
 			}
 		}
 	})
+	t.mu.Lock()
 	t.counts, t.countedAt, t.changes = counts, now, changes
+	t.mu.Unlock()
 }
 
 // setsType reports whether a job's own ad names its type itself.
@@ -252,22 +259,27 @@ func typeOfView(v *queue.View) string {
 // typedRequests adds each request's job type statistics to its ad.
 func (s *Server) typedRequests(ads []*classad.Ad) {
 	t := s.types
+	t.refresh(s.q, s.now())
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.refresh(s.q, s.now())
 	for _, ad := range ads {
 		t.publish(ad, reliability.TypeOf(ad))
 	}
 }
+
+// typedJob adds a job's type statistics to its ad as its request carried
+// them, so that the startd's START sees at the claim what the negotiator
+// saw.
+func (s *Server) typedJob(ad *classad.Ad) { s.typedRequests([]*classad.Ad{ad}) }
 
 // withTypes makes the views' ads carry their job type's statistics. Jobs
 // of a cluster share one copy of its ad with them; a job that names its
 // own type gets its own ad copied.
 func (s *Server) withTypes(views []queue.View) {
 	t := s.types
+	t.refresh(s.q, s.now())
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.refresh(s.q, s.now())
 	typed := map[*classad.Ad]*classad.Ad{}
 	for i := range views {
 		v := &views[i]

@@ -47,10 +47,21 @@ func TestJoinFailLeave(t *testing.T) {
 		}
 		others = append(others, n)
 	}
-	for _, name := range []string{"startd2", "startd3", "startd4"} {
-		m := waitFor(t, seed, Joined, name, 5*time.Second)
-		if m.Meta.Kind != "startd" || m.Meta.Version != "test" || m.State != Alive {
-			t.Errorf("joined member %+v", m)
+	// The joins arrive in any order.
+	joined := map[string]bool{}
+	deadline := time.After(5 * time.Second)
+	for len(joined) < 3 {
+		select {
+		case ev := <-seed.Events():
+			if ev.Kind != Joined || ev.Member.Meta.Kind != "startd" {
+				continue
+			}
+			if m := ev.Member; m.Meta.Version != "test" || m.State != Alive {
+				t.Errorf("joined member %+v", m)
+			}
+			joined[ev.Member.Name] = true
+		case <-deadline:
+			t.Fatalf("joined events for %v only within 5s; members %+v", joined, seed.Members())
 		}
 	}
 	// A member that dies (no goodbye) is declared dead.
