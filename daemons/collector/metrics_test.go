@@ -3,6 +3,9 @@ package collector
 import (
 	"context"
 	"testing"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
 
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/metrics/metricstest"
@@ -58,6 +61,33 @@ func TestMetrics(t *testing.T) {
 	} {
 		if got, ok := metricstest.Value(text, c.name, c.labels...); !ok || got != c.want {
 			t.Errorf("%s%v = %q, want %s", c.name, c.labels, got, c.want)
+		}
+	}
+}
+
+// A scrape of a collector holding 100000 slot ads: the ads by type are
+// counted when Prometheus asks.
+func BenchmarkGatherMetrics100kAds(b *testing.B) {
+	p := pooltest.New(b)
+	s, err := New(p.Env("collector"), testConfig(p))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var batch []*classad.Ad
+	for i := range 100000 {
+		ad, err := classad.Parse(machineAd(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch = append(batch, ad)
+	}
+	if _, _, err := s.store.Update(batch, nil, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Metrics().Gather(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -290,6 +290,7 @@ func (r *runs) claimReplica(ctx context.Context, id queue.JobID, slot *classad.A
 		return
 	}
 	stripPrivate(job)
+	s.typedJob(job)
 	addr := slotString(slot, attr.MyAddress)
 	req := wire.ClaimRequest{
 		ClaimID: slotString(slot, attr.ClaimID), Slot: slotString(slot, attr.Name), Job: job,
@@ -402,6 +403,7 @@ func (s *Server) activateReplica(ctx context.Context, c *claim, id queue.JobID) 
 		return // removed meanwhile: the removal vacates the replicas
 	}
 	stripPrivate(job)
+	s.typedJob(job)
 	err := expandMatch(job, c.slot)
 	if err == nil {
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -193,6 +193,7 @@ func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad, p
 	if !ok {
 		return
 	}
+	s.typedJob(job)
 	addr := slotString(slot, attr.MyAddress)
 	req := wire.ClaimRequest{
 		ClaimID: slotString(slot, attr.ClaimID), Slot: slotString(slot, attr.Name), Job: job,
@@ -272,6 +273,7 @@ func (r *runs) sendActivate(ctx context.Context, c *claim, id queue.JobID) {
 		return // removed meanwhile: the removal vacates the claim
 	}
 	stripPrivate(job)
+	s.typedJob(job)
 	if err := expandMatch(job, c.slot); err != nil {
 		r.holdUnexpandable(ctx, c, id, err)
 		return

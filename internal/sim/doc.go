@@ -43,9 +43,11 @@
 // and runs its queue in order on its cores. Jobs are dispatched one at a
 // time: each cycle offers each submitter's oldest idle job only, and
 // cycles follow each other at once while jobs wait, so every job is
-// placed seeing the queues as the jobs before it left them. (In pull
-// mode a cycle offers every idle job; a slot matched in a cycle takes no
-// second job in it.) A cycle per job over every host with room suits the
+// placed seeing the queues as the jobs before it left them — unless the
+// policy says batch = true: then each cycle offers every idle job, for
+// batch heuristics that plan the whole set and hand it out one job per
+// host per cycle. (In pull mode a cycle offers every idle job; a slot
+// matched in a cycle takes no second job in it.) A cycle per job over every host with room suits the
 // literature's pools of tens to hundreds of hosts; pull mode is the one
 // that scales to the 10 000 machines and 1 000 000 jobs of the benchmark.
 //
@@ -65,13 +67,38 @@
 // memory. The schedd's claim reuse is not simulated: every job is matched
 // by a cycle.
 //
+// # Monitoring and replication
+//
+// With monitor = true, or a strategy that needs it (JoSchKa's), the pool
+// keeps internal/reliability's record of every machine — its benchmark
+// class B, the work times of its finished and lost jobs (avF, avS), its
+// periods up (avU), its reliability index R — and of every job type's
+// runtimes, as the live pool does, and publishes them in the slot ads
+// (KiteReliability, KiteAvgFailedTime, ...) and in the ads of the
+// requests (KiteTypeRunning, KiteTypeDone, KiteTypeJobs,
+// KiteTypeRuntime). A run killed because another instance of its job won
+// is neither a success nor a failure of its machine. The snapshot's Pool
+// holds every slot's ad, so that strategies can normalise over the whole
+// pool; for a strategy that reads busy slots (no-passing) a busy slot's
+// ad shows its job (State "Claimed", JobId, KiteJobType, KiteBatch).
+//
+// With pool.replicas = n (pull dispatch), each autocluster with running
+// jobs also offers a replica request (KiteReplica = true, a count of how
+// many more instances its running jobs may have, up to n extra each) to
+// strategies that replicate. A replica starts from the beginning on the
+// slot it was matched to; the first instance to finish wins, the others
+// are killed and their slots freed, their time counted as wasted work
+// (and in avEff's worked time). When the original's machine fails, the
+// oldest replica carries on as the job's run.
+//
 // # Metrics
 //
 // Per run, per job type and (with batches) per batch: makespan,
 // utilization (busy slot time over up slot time from the first arrival),
 // mean and variance of waiting, execution and total time, mean slowdown,
-// job passing (paper 002), JoSchKa's avEff and avDONE, and the load
-// imbalance M over hosts (algorithms.md §1); Metrics documents each. The
+// job passing (paper 002), JoSchKa's avEff and avDONE, the load
+// imbalance M over hosts (algorithms.md §1), and the replicas started and
+// the work they wasted; Metrics documents each. The
 // running jobs of each type over time and each host's load feed the
 // plots.
 //
@@ -100,7 +127,9 @@
 //	prio_factor = 1000
 //	pre_job_rank = "..."         # negotiator ranks (ClassAd, MY = slot)
 //	post_job_rank = "..."
-//	monitor = false              # publish KiteJobsCompleted, ... in slot ads
+//	monitor = false              # publish node monitoring in slot ads and
+//	                             # job-type statistics in requests
+//	replicas = 0                 # extra instances of a running job (pull)
 //
 //	[[machines]]                 # a group of alike machines
 //	name = "node"                # machines are node01, node02, ...
@@ -148,6 +177,8 @@
 //	dispatch = "queue"           # override the pool's
 //	sita = { intervals = 8, source = "config", fit = "moments",
 //	         attribute = "KiteWork" }       # SITA-E host ads (internal/sita)
+//	batch = false                # queue dispatch: offer every idle job each
+//	                             # cycle (batch heuristics map them all)
 //
 //	[vary]                       # one setup per value of one key
 //	key = "workload.size.a"      # workload[1].arrival.load names one group

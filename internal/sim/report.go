@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -64,6 +65,10 @@ func WriteTable(w io.Writer, rep *Report) error {
 			return num(r.All.Imbalance) + " (" + num(r.All.ImbalancePct) + "%)"
 		})
 		row(tw, "lost runs", group, func(r *RunResult) string { return strconv.Itoa(r.All.Aborted) })
+		if slices.ContainsFunc(group, func(r *RunResult) bool { return r.All.Replicas > 0 }) {
+			row(tw, "replicas", group, func(r *RunResult) string { return strconv.Itoa(r.All.Replicas) })
+			row(tw, "wasted ("+rep.Unit+")", group, func(r *RunResult) string { return t(r.All.Wasted) })
+		}
 		if len(group[0].Types) > 1 {
 			for k, typ := range group[0].Types {
 				at := func(r *RunResult) *Metrics { return &r.Types[k].Metrics }
