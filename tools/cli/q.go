@@ -29,6 +29,7 @@ type qOptions struct {
 	limit                      int
 	now                        func() time.Time
 	analyze                    bool
+	watching                   qWatch
 }
 
 // analyzeJobs explains why the selected jobs do not run: the idle ones,
@@ -65,9 +66,20 @@ cluster, or the jobs sharing a batch_name), with the totals condor_q prints.
 Arguments select owners and jobs (cluster or cluster.proc); owners are or-ed
 with each other, and and-ed with job ids. -nobatch lists each job, -hold the
 held ones with their reasons, -run the running ones with their hosts; -long,
--json and -af print ads for scripts, which should not parse the tables.`,
+-json and -af print ads for scripts, which should not parse the tables.
+
+-watch shows the selected jobs' progress live, one line per batch: a bar
+(# completed, x removed, = running, ! held, . idle), the share done, the
+counts and an ETA from the rate of the latest completions ("--" until one
+completes), until every job has left the queue. Jobs that left are looked
+up in the history to tell completed from removed. On a terminal the view
+is redrawn in place; otherwise a line is printed when a batch's counts
+change. See docs/progress.md.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.afSet = c.Flags().Changed("af")
+			if o.watching.on {
+				return o.runWatch(c.Context(), c.OutOrStdout(), args)
+			}
 			return o.runQ(c.Context(), c.OutOrStdout(), args)
 		},
 	}
@@ -86,6 +98,7 @@ held ones with their reasons, -run the running ones with their hosts; -long,
 	f.IntVar(&o.limit, "limit", 0, "show at most this many jobs")
 	f.BoolVar(&o.analyze, "better-analyze", false, "explain why the selected idle jobs do not run (kite analyze)")
 	f.BoolVar(&o.analyze, "analyze", false, "the same as -better-analyze")
+	o.watching.flags(f)
 	return c
 }
 

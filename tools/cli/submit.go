@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,9 +16,11 @@ import (
 )
 
 type submitOptions struct {
-	g      *globals
-	name   string
-	dryRun bool
+	g        *globals
+	name     string
+	dryRun   bool
+	wait     waitFlag      // --wait[=TIMEOUT]
+	interval time.Duration // how often --wait asks the schedd
 }
 
 func init() { addCommand(newSubmitCmd) }
@@ -32,7 +35,15 @@ as one cluster: "N job(s) submitted to cluster C." FILE "-" reads standard
 input. Relative names are resolved against the current directory, as
 condor_submit does. An error names file:line and submits nothing.
 
---dry-run prints the job ads instead, in long form, and sends nothing.`,
+--dry-run prints the job ads instead, in long form, and sends nothing.
+
+--wait then watches the cluster, with a progress bar, until every job has
+left the queue (condor_submit followed by condor_wait), and prints a
+summary. The status is 0 only when every job completed with exit code 0;
+it is 1 when a job exited non-zero or by a signal, was removed, or when
+every job left in the queue is held (the hold reasons are printed; the
+jobs stay queued), and on a timeout: --wait=10m (or seconds, --wait=600)
+gives up after that long ("Time expired."). See docs/progress.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return o.run(c.Context(), c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr(), args[0])
@@ -40,6 +51,9 @@ condor_submit does. An error names file:line and submits nothing.
 	}
 	c.Flags().StringVar(&o.name, "name", "", "the schedd to submit to (its name or host:port)")
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the job ads instead of submitting them")
+	c.Flags().Var(&o.wait, "wait", "wait for the jobs to leave the queue, showing progress; =TIMEOUT gives up after that long")
+	c.Flags().Lookup("wait").NoOptDefVal = "forever"
+	c.Flags().DurationVar(&o.interval, "interval", 2*time.Second, "with --wait: how often to ask the schedd")
 	return c
 }
 
@@ -60,6 +74,9 @@ func (o *submitOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		return err
 	}
 	env := submit.LocalEnv(dir)
+	if o.wait.on && o.interval <= 0 {
+		return usageError{fmt.Errorf("--interval must be positive")}
+	}
 	if o.dryRun {
 		env.Cluster, env.Owner = 1, currentUser()
 		c, warns, err := d.Expand(env)
@@ -78,7 +95,10 @@ func (o *submitOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		return err
 	}
 	fmt.Fprintf(stdout, "%d job(s) submitted to cluster %d.\n", res.Procs, res.Cluster)
-	return nil
+	if !o.wait.on {
+		return nil
+	}
+	return o.waitForCluster(ctx, s, stdout, res.Cluster)
 }
 
 // submitTo asks the schedd for a cluster id, expands the description with

@@ -18,6 +18,11 @@ type waitOptions struct {
 	wait         int
 	echo, status bool
 	poll         time.Duration
+	progress     bool
+	// With -progress: the view, the jobs' states, when it was last drawn.
+	d        *display
+	lp       *logProgress
+	lastShow time.Time
 }
 
 func init() {
@@ -32,12 +37,21 @@ func newWaitCmd() *cobra.Command {
 		Long: `Watch a job event log (the submit file's log) until every job submitted to
 it has terminated or been removed, or the number -num says. A job id limits
 the watch to one cluster or job. -wait gives up after that many seconds,
-with status 1 ("Time expired.").`,
+with status 1 ("Time expired.").
+
+-progress (the default when standard output is a terminal) shows the jobs'
+progress as they go: one line per cluster with a bar (# completed,
+x removed, = running, ! held, . idle), the share done, the counts and an
+ETA from the rate of the latest completions. -progress=false keeps
+condor_wait's output alone. See docs/progress.md.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			var job string
 			if len(args) == 2 {
 				job = args[1]
+			}
+			if !c.Flags().Changed("progress") {
+				o.progress = isTerminal(c.OutOrStdout())
 			}
 			return o.run(c.Context(), c.OutOrStdout(), args[0], job)
 		},
@@ -47,6 +61,7 @@ with status 1 ("Time expired.").`,
 	f.IntVar(&o.wait, "wait", -1, "give up after this many seconds (default: never)")
 	f.BoolVar(&o.echo, "echo", false, "print the events as they are read")
 	f.BoolVar(&o.status, "status", false, "print when jobs are submitted, start and end")
+	f.BoolVar(&o.progress, "progress", false, "show progress bars and an ETA (default: when standard output is a terminal)")
 	return c
 }
 
@@ -81,18 +96,25 @@ func (o *waitOptions) run(ctx context.Context, w io.Writer, log, job string) err
 		defer timer.Stop()
 		deadline = timer.C
 	}
+	if o.progress {
+		o.d, o.lp = newDisplay(w, isTerminal(w)), newLogProgress()
+	}
 	for {
 		if err := o.readAll(r, w, t); err != nil {
 			return err
 		}
+		o.showProgress(false)
 		if o.finished(t) {
+			o.showProgress(true)
 			fmt.Fprintln(w, "All jobs done.")
 			return nil
 		}
 		select {
 		case <-ctx.Done():
+			o.showProgress(true)
 			return ctx.Err()
 		case <-deadline:
+			o.showProgress(true)
 			return errors.New("Time expired.")
 		case <-time.After(o.poll):
 		}
@@ -117,8 +139,11 @@ func (o *waitOptions) readAll(r *userlog.Reader, w io.Writer, t *tracker) error 
 			continue
 		}
 		id := userlog.JobID{Cluster: ev.Job.Cluster, Proc: ev.Job.Proc}
+		if o.lp != nil {
+			o.lp.event(&ev)
+		}
 		if o.echo {
-			fmt.Fprint(w, string(userlog.Options{}.Append(nil, &ev)))
+			o.print(w, string(userlog.Options{}.Append(nil, &ev)))
 		}
 		switch ev.Code {
 		case userlog.Submit:
@@ -135,7 +160,33 @@ func (o *waitOptions) readAll(r *userlog.Reader, w io.Writer, t *tracker) error 
 
 func (o *waitOptions) say(w io.Writer, format string, args ...any) {
 	if o.status {
-		fmt.Fprintf(w, format, args...)
+		o.print(w, fmt.Sprintf(format, args...))
+	}
+}
+
+// print prints text, above the progress view if there is one.
+func (o *waitOptions) print(w io.Writer, text string) {
+	if o.d != nil {
+		o.d.println(text)
+		return
+	}
+	io.WriteString(w, text)
+}
+
+// showProgress draws the progress view: on a terminal at most every
+// redrawInterval, unless last (the final view, left on the screen).
+func (o *waitOptions) showProgress(last bool) {
+	if o.d == nil {
+		return
+	}
+	now := time.Now()
+	if o.d.tty && !last && now.Sub(o.lastShow) < redrawInterval {
+		return
+	}
+	o.lastShow = now
+	o.d.show(o.lp.rows(now), "")
+	if last {
+		o.d.release()
 	}
 }
 
