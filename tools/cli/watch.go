@@ -69,9 +69,13 @@ type clusterSeen struct {
 	procs int64 // TotalSubmitProcs
 }
 
-// watchAttrs are what a poll needs of each queued job.
-var watchAttrs = []string{attr.ClusterID, attr.ProcID, attr.JobStatus, attr.Owner, attr.JobBatchName,
-	attr.QDate, attr.TotalSubmitProcs, attr.HoldReason}
+// watchAttrs are what a poll needs of each queued job; clusterAttrs
+// what it needs once of a new cluster (of one of its jobs). Polls stay
+// lean: a job's owner and batch are asked for once, not every poll.
+var (
+	watchAttrs   = []string{attr.ClusterID, attr.ProcID, attr.JobStatus, attr.HoldReason}
+	clusterAttrs = []string{attr.ClusterID, attr.ProcID, attr.Owner, attr.JobBatchName, attr.QDate, attr.TotalSubmitProcs}
+)
 
 // historyAttrs are what the watch needs of a job that left the queue.
 var historyAttrs = []string{attr.ClusterID, attr.ProcID, attr.JobStatus, attr.Owner, attr.JobBatchName,
@@ -97,13 +101,27 @@ func containsDot(s string) bool { return slices.Contains([]byte(s), '.') }
 func (w *queueWatch) poll(ctx context.Context, now time.Time) error {
 	w.gen++
 	first := w.gen == 1
-	fresh := map[int64]bool{}
+	var news []jobRow
 	err := streamRows(ctx, w.client, wire.PathQueue, w.query, func(r *row) error {
-		w.observe(r, fresh)
+		k := jobKey{r.int(attr.ClusterID), r.int(attr.ProcID)}
+		if w.clusters[k.cluster] == nil {
+			news = append(news, jobRow{k, r})
+			return nil
+		}
+		w.observe(k, r)
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	fresh, err := w.newClusters(ctx, news)
+	if err != nil {
+		return err
+	}
+	for _, n := range news {
+		if w.clusters[n.k.cluster] != nil {
+			w.observe(n.k, n.r)
+		}
 	}
 	want := map[jobKey]bool{}
 	for k, j := range w.jobs {
@@ -124,21 +142,45 @@ func (w *queueWatch) poll(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// observe records a queued job.
-func (w *queueWatch) observe(r *row, fresh map[int64]bool) {
-	k := jobKey{r.int(attr.ClusterID), r.int(attr.ProcID)}
+// jobRow is a queued job's row, kept while its cluster is looked up.
+type jobRow struct {
+	k jobKey
+	r *row
+}
+
+// newClusters asks for the owner, batch, submission time and size of
+// the clusters first seen in this poll, from one job of each.
+func (w *queueWatch) newClusters(ctx context.Context, news []jobRow) (map[int64]bool, error) {
+	fresh := map[int64]bool{}
+	var ids []string
+	for _, n := range news {
+		if !fresh[n.k.cluster] {
+			fresh[n.k.cluster] = true
+			ids = append(ids, n.k.String())
+		}
+	}
+	if len(ids) == 0 {
+		return fresh, nil
+	}
+	q := wire.JobQuery{JobSelection: wire.JobSelection{IDs: ids}, Projection: clusterAttrs}
+	err := streamRows(ctx, w.client, wire.PathQueue, q, func(r *row) error {
+		c := r.int(attr.ClusterID)
+		if w.clusters[c] == nil {
+			w.clusters[c] = &clusterSeen{batch: w.batchOf(r), procs: r.int(attr.TotalSubmitProcs)}
+			w.clusters[c].batch.rate.since(time.Unix(r.int(attr.QDate), 0))
+			w.all.since(time.Unix(r.int(attr.QDate), 0))
+		}
+		return nil
+	})
+	return fresh, err
+}
+
+// observe records a queued job of a known cluster.
+func (w *queueWatch) observe(k jobKey, r *row) {
 	j := w.jobs[k]
 	if j == nil {
-		cs := w.clusters[k.cluster]
-		if cs == nil {
-			cs = &clusterSeen{batch: w.batchOf(r), procs: r.int(attr.TotalSubmitProcs)}
-			w.clusters[k.cluster] = cs
-			fresh[k.cluster] = true
-		}
-		j = &watchedJob{batch: cs.batch}
+		j = &watchedJob{batch: w.clusters[k.cluster].batch}
 		w.jobs[k] = j
-		cs.batch.rate.since(time.Unix(r.int(attr.QDate), 0))
-		w.all.since(time.Unix(r.int(attr.QDate), 0))
 	}
 	j.gen = w.gen
 	j.state = stateOf(r.int(attr.JobStatus))
@@ -189,6 +231,9 @@ func (w *queueWatch) missing(fresh map[int64]bool, want map[jobKey]bool) {
 	}
 	for c := range fresh {
 		cs := w.clusters[c]
+		if cs == nil { // it left the queue between the two queries
+			continue
+		}
 		for p := range cs.procs {
 			k := jobKey{c, p}
 			if w.jobs[k] == nil {
