@@ -130,6 +130,9 @@ func (w *queueWatch) poll(ctx context.Context, now time.Time) error {
 		}
 	}
 	w.missing(fresh, want)
+	if err := w.stillQueued(ctx, want); err != nil {
+		return err
+	}
 	if err := w.lookUp(ctx, want, now); err != nil {
 		return err
 	}
@@ -244,6 +247,38 @@ func (w *queueWatch) missing(fresh map[int64]bool, want map[jobKey]bool) {
 	}
 }
 
+// stillQueued takes out of want the jobs that no longer meet the
+// selection's constraint but are still queued (a watch of -constraint
+// 'JobStatus == 1' follows its jobs as they run): they are watched on.
+func (w *queueWatch) stillQueued(ctx context.Context, want map[jobKey]bool) error {
+	if w.query.Constraint == "" || len(want) == 0 {
+		return nil
+	}
+	q := wire.JobQuery{JobSelection: wire.JobSelection{IDs: clusterIDs(want)}, Projection: watchAttrs}
+	return streamRows(ctx, w.client, wire.PathQueue, q, func(r *row) error {
+		k := jobKey{r.int(attr.ClusterID), r.int(attr.ProcID)}
+		if want[k] {
+			delete(want, k)
+			w.observe(k, r)
+		}
+		return nil
+	})
+}
+
+// clusterIDs are the clusters of the jobs, in order.
+func clusterIDs(jobs map[jobKey]bool) []string {
+	var ids []string
+	seen := map[int64]bool{}
+	for k := range jobs {
+		if !seen[k.cluster] {
+			seen[k.cluster] = true
+			ids = append(ids, strconv.FormatInt(k.cluster, 10))
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
 // errFoundAll stops a history stream once every job sought is found.
 var errFoundAll = errors.New("found all")
 
@@ -253,16 +288,7 @@ func (w *queueWatch) lookUp(ctx context.Context, want map[jobKey]bool, now time.
 	if len(want) == 0 {
 		return nil
 	}
-	var ids []string
-	seen := map[int64]bool{}
-	for k := range want {
-		if !seen[k.cluster] {
-			seen[k.cluster] = true
-			ids = append(ids, strconv.FormatInt(k.cluster, 10))
-		}
-	}
-	slices.Sort(ids)
-	q := wire.HistoryQuery{IDs: ids, Projection: historyAttrs}
+	q := wire.HistoryQuery{IDs: clusterIDs(want), Projection: historyAttrs}
 	err := streamRows(ctx, w.client, wire.PathHistory, q, func(r *row) error {
 		k := jobKey{r.int(attr.ClusterID), r.int(attr.ProcID)}
 		if !want[k] {
