@@ -238,10 +238,19 @@ func barSegments(c jobCounts, width int) []barSegment {
 	if c.done() < c.Total { // not full until every job is done
 		ends[0], ends[1] = min(ends[0], width-1), min(ends[1], width-1)
 	}
-	ends[len(ends)-1] = width
+	last := 0 // the last state with jobs fills the bar
+	for i, p := range parts {
+		if p.n > 0 {
+			last = i
+		}
+	}
+	ends[last] = width
 	var out []barSegment
 	prev := 0
 	for i, p := range parts {
+		if p.n == 0 {
+			continue
+		}
 		end := max(min(ends[i], width), prev)
 		if end > prev {
 			out = append(out, barSegment{p.glyph, end - prev})
