@@ -354,3 +354,13 @@ const (
 	// jobs for requests even when it has no idle job.
 	KiteReplicable = "KiteReplicable"
 )
+
+// Job-dependent host speed (paper 004's expected execution times when
+// hosts are faster at some jobs than at others).
+const (
+	// KitePower is a host's speed for a job, in work units per second: an
+	// expression of the job (TARGET), such as KiteSpeed * (TARGET.Vector ?
+	// 3 : 1). The batch heuristics read it with power = "KitePower"; the
+	// simulator publishes it for machines with an affinity.
+	KitePower = "KitePower"
+)

@@ -91,8 +91,13 @@ func planSita(spec *SitaSpec, st *Setup, w *workload, ms []*machine) (*sitaPlan,
 func buildSlots(st *Setup, ms []*machine, dispatch string, plan *sitaPlan) ([]*slotState, error) {
 	var out []*slotState
 	templates := make([]*classad.Ad, len(st.Machines))
+	affinities := slices.ContainsFunc(st.Machines, func(mg MachineGroup) bool { return mg.affinity != nil })
 	for g := range st.Machines {
 		templates[g] = slotTemplate(&st.Machines[g])
+		if affinities && st.Machines[g].affinity == nil {
+			// Every slot shows a power when some do: a factor of 1.
+			templates[g].Set(attr.KitePower, &ast.Select{At: ast.NoPos, X: &ast.AttrRef{At: ast.NoPos, Name: "MY"}, Name: attr.KiteSpeed})
+		}
 	}
 	for k, m := range ms {
 		mg := &st.Machines[m.group]
@@ -168,6 +173,9 @@ func slotTemplate(mg *MachineGroup) *classad.Ad {
 		rank, _ = classad.ParseExpr(mg.Rank)
 	}
 	ad.Set(attr.Rank, rank)
+	if mg.affinity != nil {
+		ad.Set(attr.KitePower, powerExpr(mg.affinity))
+	}
 	for _, a := range mg.Attrs {
 		ad.Set(a.Name, a.Expr)
 	}

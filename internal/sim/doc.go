@@ -142,6 +142,8 @@
 //	start = "..."                # START expression
 //	rank = "..."                 # the slot's Rank
 //	attrs = { Arch = '"X86_64"' } # more slot attributes (ClassAd expressions)
+//	affinity = 'TARGET.Vector ? 2 : 1'  # times faster at a job (ClassAd, TARGET =
+//	                             # the job): slots show KitePower = KiteSpeed * it
 //	sita_interval = 0            # pin the group's SITA-E interval
 //	failure = { per_minute = 0.02, safe = "60m", ramp = "40m", repair = 0,
 //	            changes = [{ at = "1000m", per_minute = 0.0 }] }

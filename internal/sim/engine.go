@@ -87,6 +87,8 @@ type engine struct {
 	repl          replication
 	wasted        float64 // machine-seconds of runs killed when another instance won
 	batchWorks    []float64
+	affCache      map[[2]int32]float64 // affinity by machine group and autocluster
+	affErr        error                // an affinity that gave no positive number
 }
 
 // groupInfo is what a run knows of a workload group.
@@ -276,7 +278,7 @@ func (e *engine) prepareJobs(plan *sitaPlan) {
 	for i, s := range e.slots {
 		slotAds[i] = s.ad
 	}
-	set := significance(slotAds, &e.negPol, all, e.st.Pool.Significant)
+	set := significance(slotAds, &e.negPol, all, append(slices.Clone(e.st.Pool.Significant), affinityRefs(e.st)...))
 	e.sig = sortedNames(set)
 	for _, n := range lowerNames(attr.ProcID, attr.QDate, attr.KiteBatch, attr.KiteWork) {
 		if set[n] {

@@ -284,7 +284,7 @@ func (e *engine) match(mt *negotiator.Match) {
 	jb.state = jobQueued
 	jb.machine = s.machine
 	m.queue = append(m.queue, j)
-	m.queuedWork += jb.work
+	m.queuedWork += e.workOn(j, s.machine)
 	e.queued++
 	e.startQueued(s.machine)
 	if m.full(e.st.Pool.QueueLimit) {
@@ -302,7 +302,7 @@ func (e *engine) startQueued(mi int32) {
 			m.queue = append(m.queue[:0], m.queue[m.queueHead:]...)
 			m.queueHead = 0
 		}
-		m.queuedWork -= e.jobs[j].work
+		m.queuedWork -= e.workOn(j, mi)
 		e.queued--
 		e.startRun(j, mi, m.slots[0])
 	}
@@ -316,7 +316,7 @@ func (e *engine) startRun(j, mi, si int32) {
 	jb := &e.jobs[j]
 	m := e.machines[mi]
 	jb.state = jobRunning
-	jb.start, jb.lastUpdate, jb.remaining = e.now, e.now, jb.work
+	jb.start, jb.lastUpdate, jb.remaining = e.now, e.now, e.workOn(j, mi)
 	if jb.firstStart < 0 {
 		jb.firstStart = e.now
 	}

@@ -53,7 +53,7 @@ func (e *engine) recordDone(m *machine, j int32, run float64) {
 	}
 	jb := &e.jobs[j]
 	mi := e.machineIndex(m)
-	e.nodes[mi].Done(run, expected(jb, m))
+	e.nodes[mi].Done(run, e.expected(j, mi))
 	e.typeRec[jb.typ].Done(run)
 	e.publishNode(mi)
 }
@@ -64,7 +64,7 @@ func (e *engine) recordAbort(m *machine, j int32, run float64) {
 		return
 	}
 	mi := e.machineIndex(m)
-	e.nodes[mi].Abort(run, expected(&e.jobs[j], m))
+	e.nodes[mi].Abort(run, e.expected(j, mi))
 	e.publishNode(mi)
 }
 
@@ -78,12 +78,13 @@ func (e *engine) recordUp(m *machine, seconds float64) {
 	e.publishNode(mi)
 }
 
-// expected is the runtime a machine's power promises a job.
-func expected(jb *job, m *machine) float64 {
+// expected is the runtime machine mi's power promises job j.
+func (e *engine) expected(j, mi int32) float64 {
+	m := e.machines[mi]
 	if m.peak <= 0 {
 		return 0
 	}
-	return jb.work / m.peak
+	return e.workOn(j, mi) / m.peak
 }
 
 // machineIndex finds a machine's index from its first slot.

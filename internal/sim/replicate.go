@@ -142,7 +142,7 @@ func (e *engine) startReplica(j, mi, si int32) {
 	}
 	run := &e.repl.runs[r]
 	gen := run.gen + 1
-	*run = replicaRun{job: j, machine: mi, slot: si, start: e.now, lastUpdate: e.now, remaining: e.jobs[j].work,
+	*run = replicaRun{job: j, machine: mi, slot: si, start: e.now, lastUpdate: e.now, remaining: e.workOn(j, mi),
 		gen: gen, live: true}
 	if e.repl.of == nil {
 		e.repl.of = map[int32][]int32{}

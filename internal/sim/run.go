@@ -64,6 +64,9 @@ func Simulate(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*Run
 	if err := e.run(); err != nil {
 		return nil, err
 	}
+	if e.affErr != nil {
+		return nil, e.affErr
+	}
 	return e.result(), nil
 }
 

@@ -105,6 +105,13 @@ type MachineGroup struct {
 	// START expression and Rank its Rank.
 	Attrs       []Attr
 	Start, Rank string
+	// Affinity is a ClassAd expression of the job (TARGET; MY is the
+	// slot) giving how many times faster than its speed the machine runs
+	// that job ("" for 1): hosts faster at some jobs than at others, an
+	// inconsistent matrix of expected execution times. The slot ads show
+	// it as KitePower = KiteSpeed * (Affinity).
+	Affinity string
+	affinity *classad.Program
 	// SitaInterval pins the group's interval under SITA-E policies (0:
 	// spread over the pool).
 	SitaInterval int
@@ -487,6 +494,7 @@ func readMachines(t *table) MachineGroup {
 	g.Benchmark = t.dist("benchmark", Dist{}, true)
 	g.Start, _ = t.expr("start")
 	g.Rank, _ = t.expr("rank")
+	g.Affinity, g.affinity = t.expr("affinity")
 	g.SitaInterval = t.integer("sita_interval", 0, 0, sita.MaxIntervals)
 	if f := t.sub("failure"); f != nil {
 		g.Failure = readFailure(f)

@@ -150,6 +150,8 @@ func TestParseErrors(t *testing.T) {
 			[]string{"test.toml:4:32: workload[0].requirements: expected an expression"}},
 		{"bad attr expression", "[[machines]]\nattrs = { Foo = \"1 +\" }\n[[workload]]\nsize = 1\n[[policy]]\n",
 			[]string{"test.toml:2:21: machines[0].attrs.Foo:"}},
+		{"bad affinity", "[[machines]]\naffinity = 'TARGET.Vector ?'\n[[workload]]\nsize = 1\n[[policy]]\n",
+			[]string{"test.toml:2:"}},
 		{"bad dist", "[[machines]]\n[[workload]]\nsize = { dist = \"pareto\", k = 10, p = 5, a = 1 }\n[[policy]]\n",
 			[]string{"test.toml:3:1: workload[0].size:"}},
 		{"missing dist field", "[[machines]]\n[[workload]]\nsize = { dist = \"uniform\", min = 1 }\n[[policy]]\n",
