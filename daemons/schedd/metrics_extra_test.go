@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/metrics/metricstest"
@@ -53,15 +55,29 @@ func TestMetricsOfARunningPool(t *testing.T) {
 	if err := alice.CallRaw(ctx, "POST", wire.PathSubmit+"?cluster="+strconv.FormatInt(nc.Cluster, 10), c.AppendJSON(nil), nil); err != nil {
 		t.Fatal(err)
 	}
+	// The job's end (which observes its start latency) comes after its
+	// output: wait for both.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "out.txt")); err == nil && len(b) == 20 {
+		var tot wire.QueueTotals
+		if err := alice.Call(ctx, "GET", wire.PathTotals, nil, &tot); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "out.txt")); err == nil && len(b) == 20 && tot.All.Idle+tot.All.Running == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the job did not send its output")
+			t.Fatal("the job did not send its output and end")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// The latency is observed once the end's commit returned, just after
+	// the job left the queue.
+	for !observed(t, sd.Metrics(), "kite_schedd_job_first_start_latency_seconds") {
+		if time.Now().After(deadline) {
+			t.Fatal("no first start latency observed")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	text = metricstest.Check(t, p, sd.Addr(), sd.Metrics(), "kite_schedd_jobs", "kite_schedd_job_first_start_latency_seconds_bucket",
 		"kite_schedd_transfer_bytes_total", "kite_schedd_transfer_files_total")
@@ -79,4 +95,22 @@ func TestMetricsOfARunningPool(t *testing.T) {
 			t.Errorf("%s{%s} = %q, want %s", c.name, c.label, got, c.want)
 		}
 	}
+}
+
+// observed reports whether a histogram of the registry has a sample.
+func observed(t *testing.T, reg prometheus.Gatherer, name string) bool {
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, m := range mf.Metric {
+				if m.GetHistogram().GetSampleCount() > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -404,6 +404,7 @@ func (s *Server) activateReplica(ctx context.Context, c *claim, id queue.JobID) 
 	}
 	stripPrivate(job)
 	s.typedJob(job)
+	s.replicasIn(job)
 	err := expandMatch(job, c.slot)
 	if err == nil {
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -728,6 +729,16 @@ func (r *runs) stopReplicas(tx *queue.Tx, j *queue.Job, why string) {
 			r.s.goBackground(func(ctx context.Context) { r.vacate(ctx, c, "the job was "+why) })
 		}
 	})
+}
+
+// replicasIn writes into a job ad sent to a startd how many replicas the
+// job may run, when the schedd's default allows some: a starter runs a job
+// that may replicate apart from the submitter's files (its outputs are
+// sent, and only the winner's are kept).
+func (s *Server) replicasIn(job *classad.Ad) {
+	if _, own := job.Lookup(attr.KiteReplicas); !own && s.cfg.Replicas > 0 {
+		job.Set(attr.KiteReplicas, ast.Int(int64(min(s.cfg.Replicas, 16))))
+	}
 }
 
 // mayReplicate reports whether a job may run replicas at all.

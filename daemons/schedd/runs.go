@@ -274,6 +274,7 @@ func (r *runs) sendActivate(ctx context.Context, c *claim, id queue.JobID) {
 	}
 	stripPrivate(job)
 	s.typedJob(job)
+	s.replicasIn(job)
 	if err := expandMatch(job, c.slot); err != nil {
 		r.holdUnexpandable(ctx, c, id, err)
 		return

@@ -199,10 +199,11 @@ func (m *monitor) record(change func(*reliability.Node)) {
 	}
 }
 
-// run writes changes as they come (several at once when they come
-// faster than writes) and the last sign of life every heartbeat, until
-// ctx is done.
-func (m *monitor) run(ctx context.Context, heartbeat time.Duration, now func() time.Time) {
+// run writes changes as they come, at most one write every gap (the
+// changes of a gap are written at once: the slot ads, which show the
+// record only once written, gather their changes as long), and the last
+// sign of life every heartbeat, until ctx is done.
+func (m *monitor) run(ctx context.Context, heartbeat, gap time.Duration, now func() time.Time) {
 	t := time.NewTicker(heartbeat)
 	defer t.Stop()
 	for {
@@ -214,6 +215,13 @@ func (m *monitor) run(ctx context.Context, heartbeat time.Duration, now func() t
 		}
 		if err := m.flush(now()); err != nil {
 			m.log.Error("node monitoring record not written", "err", err)
+		}
+		if gap > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(gap):
+			}
 		}
 	}
 }

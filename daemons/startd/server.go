@@ -317,7 +317,9 @@ func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.advertise(loops, back) })
 	wg.Go(func() { s.policyLoop(loops) })
-	wg.Go(func() { s.mon.run(loops, min(s.cfg.UpdateInterval, time.Minute), s.now) })
+	wg.Go(func() {
+		s.mon.run(loops, min(s.cfg.UpdateInterval, time.Minute), min(s.cfg.UpdateDelay, time.Second), s.now)
+	})
 	s.log.Info("serving", "addr", addr, "slots", len(s.slots), "cpus", s.machine.Cpus, "memory_mib", s.machine.MemoryMiB)
 	close(s.ready)
 	err = wire.Serve(serving, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)

@@ -25,8 +25,9 @@ func arguments(ad *classad.Ad) ([]string, error) {
 }
 
 // environment returns the job's environment: Environment (V2) when set,
-// else Env (V1), then the variables HTCondor gives every job.
-func (s *Starter) environment(sandboxDir string) ([]string, error) {
+// else Env (V1), then the variables HTCondor gives every job: sandboxDir
+// is its scratch directory, iwd its working directory.
+func (s *Starter) environment(sandboxDir, iwd string) ([]string, error) {
 	ad := s.job.Ad
 	env := &envargs.Env{}
 	var err error
@@ -42,7 +43,7 @@ func (s *Starter) environment(sandboxDir string) ([]string, error) {
 	for k, v := range map[string]string{
 		"_CONDOR_SCRATCH_DIR": sandboxDir, "_CONDOR_SLOT": s.cfg.Slot,
 		"_CONDOR_JOB_AD": filepath.Join(sandboxDir, jobAdFile), "_CONDOR_MACHINE_AD": filepath.Join(sandboxDir, machineAdFile),
-		"_CONDOR_JOB_IWD": sandboxDir, "TMPDIR": sandboxDir, "TMP": sandboxDir, "TEMP": sandboxDir,
+		"_CONDOR_JOB_IWD": iwd, "TMPDIR": sandboxDir, "TMP": sandboxDir, "TEMP": sandboxDir,
 		"OMP_NUM_THREADS": cpus, "MKL_NUM_THREADS": cpus, "OPENBLAS_NUM_THREADS": cpus,
 	} {
 		env.Set(k, v)
@@ -66,7 +67,11 @@ func (s *Starter) command(p *plan, stdio [3]*os.File) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the job's arguments: %w", err)
 	}
-	env, err := s.environment(s.box.Path)
+	dir := s.box.Path
+	if p.shared {
+		dir = p.dir
+	}
+	env, err := s.environment(s.box.Path, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +79,7 @@ func (s *Starter) command(p *plan, stdio [3]*os.File) (*exec.Cmd, error) {
 	if !filepath.IsAbs(exe) {
 		exe = filepath.Join(s.box.Path, exe)
 	}
-	cmd := &exec.Cmd{Path: exe, Args: append([]string{exe}, args...), Env: env, Dir: s.box.Path,
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{exe}, args...), Env: env, Dir: dir,
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2]}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if u := s.cfg.User; u != nil {

@@ -14,4 +14,13 @@
 // implements with the schedd's endpoints; every event goes to Report.
 // Names from the job ad that would leave the sandbox are refused with the
 // file named (package sandbox).
+//
+// A job on the submitter's own file system (should_transfer_files = NO, or
+// IF_NEEDED on a machine whose FileSystemDomain is the job's, as on a
+// personal pool) runs in place instead, as HTCondor runs it: in its
+// directory (Iwd), with its standard files opened there, and nothing sent
+// either way; the sandbox is only its scratch directory. That needs the
+// job to run as the startd's own user and as a single instance (shared.go).
+// Hosts that share a file system say so with one FileSystemDomain in
+// [startd.attributes], and jobs with +FileSystemDomain.
 package starter

@@ -23,6 +23,10 @@ const (
 // plan is a job's files, read from its ad and checked before anything
 // runs: where each input comes from and goes, and what goes back.
 type plan struct {
+	// shared is set for a job on a shared file system (shared.go): it
+	// runs in dir, its paths are absolute and nothing is sent.
+	shared  bool
+	dir     string
 	exe     string  // the executable's path; relative: in the sandbox
 	inputs  []input // files to fetch, the executable first when it is sent
 	stdin   string  // the sandbox file that is the job's input; "" none
@@ -51,6 +55,8 @@ func (e *planError) Error() string { return e.err.Error() }
 
 // Unwrap returns the problem.
 func (e *planError) Unwrap() error { return e.err }
+
+var errNoExecutable = errors.New("the job has no executable (Cmd)")
 
 // planFiles reads and checks the job's files.
 func planFiles(ad *classad.Ad) (*plan, error) {
@@ -83,7 +89,7 @@ func planFiles(ad *classad.Ad) (*plan, error) {
 func (p *plan) executable(ad *classad.Ad) error {
 	cmd := stringAttr(ad, attr.Cmd)
 	if cmd == "" {
-		return errors.New("the job has no executable (Cmd)")
+		return errNoExecutable
 	}
 	if !boolAttr(ad, "TransferExecutable", true) {
 		if !path.IsAbs(cmd) {

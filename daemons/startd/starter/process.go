@@ -131,8 +131,11 @@ func groupName(slot, job string) string {
 }
 
 // openStdio opens the job's standard files: its input from the sandbox
-// (or nothing), its output and error output into the sandbox.
+// (or nothing), its output and error output into the sandbox (or nowhere).
 func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
+	if p.shared {
+		return openShared(p)
+	}
 	var files [3]*os.File
 	var err error
 	if p.stdin != "" {
@@ -140,11 +143,16 @@ func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
 	} else {
 		files[0], err = os.Open(os.DevNull)
 	}
-	if err == nil {
-		files[1], err = s.box.CreateFile(stdoutFile, 0o644)
-	}
-	if err == nil {
-		files[2], err = s.box.CreateFile(stderrFile, 0o644)
+	// Output nobody asked for is discarded, not kept to be dropped.
+	for i, std := range []struct{ want, file string }{{p.stdout, stdoutFile}, {p.stderr, stderrFile}} {
+		if err != nil {
+			break
+		}
+		if std.want == "" {
+			files[i+1], err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+		} else {
+			files[i+1], err = s.box.CreateFile(std.file, 0o644)
+		}
 	}
 	if err != nil {
 		closeAll(files[:])

@@ -33,7 +33,11 @@ func (s *Starter) run() {
 
 // execute goes through the job's phases and returns its last event.
 func (s *Starter) execute() wire.JobUpdate {
-	p, err := planFiles(s.job.Ad)
+	plan := planFiles
+	if s.sharedFS() {
+		plan = planShared
+	}
+	p, err := plan(s.job.Ad)
 	if err != nil {
 		return s.planFailed(err)
 	}

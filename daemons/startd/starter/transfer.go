@@ -135,6 +135,9 @@ func (s *Starter) newFiles(inputs map[string]fileState) []string {
 
 // sendOutputs sends the job's output files with their checksums.
 func (s *Starter) sendOutputs(p *plan, inputs map[string]fileState) error {
+	if p.shared {
+		return nil // the job wrote them in place
+	}
 	files, err := s.outputsOf(p, inputs)
 	if err != nil {
 		return err

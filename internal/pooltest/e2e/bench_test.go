@@ -17,9 +17,13 @@ import (
 // durable queue with fsync; jobs are real processes in real sandboxes).
 
 // benchPool is a pool whose startd sends its ads as a personal pool's
-// does (changes gathered for 250 ms).
+// does (changes gathered for 250 ms) and shares the schedd's file system,
+// as on a personal pool: jobs run in their directories, nothing is sent.
 func benchPool(b *testing.B, slots int) *pool {
-	return newPoolWith(b, slots, func(c *startd.Config) { c.UpdateDelay = 250 * time.Millisecond }, "a")
+	return newPoolWith(b, slots, func(c *startd.Config) {
+		c.UpdateDelay = 250 * time.Millisecond
+		c.Attributes = map[string]any{attr.FileSystemDomain: `"test"`} // a ClassAd string
+	}, "a")
 }
 
 // counts returns the queue's idle and running jobs (history holds the

@@ -1,0 +1,102 @@
+package starter
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// A job on a shared file system runs where it was submitted, as HTCondor
+// runs it: no file is sent either way, the job's directory (Iwd) is its
+// working directory, and its standard files are opened there. The sandbox
+// still holds its ads and is its scratch directory.
+//
+// HTCondor decides by ShouldTransferFiles: NO, or IF_NEEDED on a machine
+// of the job's FileSystemDomain. Kite also asks that the job run as the
+// startd's own user, since the job's directory is the submitter's (a
+// startd that runs jobs as a slot user sends files), and that the job run
+// as one instance only: replicas each keep their outputs apart until one
+// wins, so a job that may replicate (KiteReplicas > 0) sends its files.
+
+// sharedFS reports whether the job runs on the submitter's file system.
+func (s *Starter) sharedFS() bool {
+	ad := s.job.Ad
+	if s.cfg.User != nil || intAttr(ad, attr.KiteReplicas, 0) > 0 {
+		return false
+	}
+	iwd := stringAttr(ad, attr.Iwd)
+	if !filepath.IsAbs(iwd) {
+		return false
+	}
+	switch strings.ToUpper(stringAttr(ad, attr.ShouldTransferFiles)) {
+	case "NO":
+		return true
+	case "IF_NEEDED":
+		domain := stringAttr(ad, attr.FileSystemDomain)
+		return domain != "" && s.cfg.MachineAd != nil &&
+			strings.EqualFold(domain, stringAttr(s.cfg.MachineAd, attr.FileSystemDomain))
+	}
+	return false
+}
+
+// planShared is the plan of a job on a shared file system: paths are the
+// job's own, relative ones taken from its directory.
+func planShared(ad *classad.Ad) (*plan, error) {
+	iwd := stringAttr(ad, attr.Iwd)
+	at := func(name string) string {
+		if name == "" || name == nullFile {
+			return ""
+		}
+		if filepath.IsAbs(name) {
+			return filepath.Clean(name)
+		}
+		return filepath.Join(iwd, name)
+	}
+	p := &plan{shared: true, dir: iwd, exe: at(stringAttr(ad, attr.Cmd))}
+	if p.exe == "" {
+		return nil, &planError{true, errNoExecutable}
+	}
+	p.stdin, p.stdout, p.stderr = at(stringAttr(ad, attr.In)), at(stringAttr(ad, attr.Out)), at(stringAttr(ad, attr.Err))
+	return p, nil
+}
+
+// openShared opens a shared job's standard files at their paths: its
+// input, or nothing; its output and error output, created or emptied, or
+// discarded. Output and error output to one path share one file.
+func openShared(p *plan) ([3]*os.File, error) {
+	var files [3]*os.File
+	var err error
+	open := func(name string, flag int) (*os.File, error) {
+		if name == "" {
+			return os.OpenFile(os.DevNull, flag&^(os.O_CREATE|os.O_TRUNC), 0)
+		}
+		return os.OpenFile(name, flag, 0o644)
+	}
+	if files[0], err = open(p.stdin, os.O_RDONLY); err == nil {
+		files[1], err = open(p.stdout, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	}
+	if err == nil {
+		if p.stderr != "" && p.stderr == p.stdout {
+			files[2], err = dup(files[1])
+		} else {
+			files[2], err = open(p.stderr, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+		}
+	}
+	if err != nil {
+		closeAll(files[:])
+	}
+	return files, err
+}
+
+// dup opens a second descriptor of f, sharing its offset.
+func dup(f *os.File) (*os.File, error) {
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return nil, &os.PathError{Op: "dup", Path: f.Name(), Err: err}
+	}
+	return os.NewFile(uintptr(fd), f.Name()), nil
+}
