@@ -3,6 +3,7 @@ package queue
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -276,4 +277,34 @@ func TestBrokenQueue(t *testing.T) {
 		t.Error("no reason given")
 	}
 	q.cm.close()
+}
+
+// A job that left the queue as a reader sees it is in the history read
+// right after, though its commit may still be under way.
+func TestHistoryAfterLeaving(t *testing.T) {
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{})
+	defer q.Close()
+	const n = 100
+	c := submit(t, q, "alice", n)
+	go func() {
+		for p := range n {
+			q.Update(func(tx *Tx) error { tx.Leave(tx.Job(JobID{c, int64(p)})); return nil })
+		}
+	}()
+	for p := range n {
+		id := JobID{c, int64(p)}
+		for gone := false; !gone; {
+			q.Read(func(r *Reader) { gone = r.Job(id) == nil })
+		}
+		found := false
+		q.History(func(ad []byte) bool {
+			a, _ := classad.ParseJSON(ad)
+			e, _ := a.Lookup("ProcId")
+			found = ast.String(e) == strconv.Itoa(p)
+			return !found
+		})
+		if !found {
+			t.Fatalf("job %v left the queue but is not in the history", id)
+		}
+	}
 }

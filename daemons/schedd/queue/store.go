@@ -87,11 +87,16 @@ type committer struct {
 	retain uint64
 	// txs and changes count bbolt transactions and the changes in them.
 	txs, changes atomic.Int64
+	// queued counts the commits enqueued, written those written (or
+	// failed); flushed is signalled as written grows.
+	queued, written uint64
+	flushed         *sync.Cond
 }
 
 func newCommitter(db *bolt.DB, retain uint64) *committer {
 	c := &committer{db: db, stopped: make(chan struct{}), broken: make(chan struct{}), retain: retain}
 	c.cond = sync.NewCond(&c.mu)
+	c.flushed = sync.NewCond(&c.mu)
 	go c.run()
 	return c
 }
@@ -110,8 +115,20 @@ func (c *committer) enqueue(cm *commit) {
 		return
 	}
 	c.pending = append(c.pending, cm)
+	c.queued++
 	c.mu.Unlock()
 	c.cond.Signal()
+}
+
+// barrier waits until every commit queued before it was written (or the
+// store failed or closed): a read of the store after it sees every change
+// the memory already shows.
+func (c *committer) barrier() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for target := c.queued; c.written < target && c.failed == nil && !c.closing; {
+		c.flushed.Wait()
+	}
 }
 
 // ErrClosed is returned by changes after the queue was closed.
@@ -150,6 +167,10 @@ func (c *committer) run() {
 			}
 			cm.done <- err
 		}
+		c.mu.Lock()
+		c.written += uint64(len(batch))
+		c.mu.Unlock()
+		c.flushed.Broadcast()
 	}
 }
 
@@ -201,5 +222,6 @@ func (c *committer) close() {
 	c.closing = true
 	c.mu.Unlock()
 	c.cond.Signal()
+	c.flushed.Broadcast()
 	<-c.stopped
 }
