@@ -120,15 +120,10 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 		}
 		args = ids
 	}
-	s, err := o.g.findSchedd(ctx, o.name)
+	s, q, totals, err := o.selection(ctx, args)
 	if err != nil {
 		return err
 	}
-	var totals wire.QueueTotals
-	if err := s.client.Call(ctx, "GET", wire.PathTotals, nil, &totals); err != nil {
-		return err
-	}
-	q := o.query(args, totals.Caller)
 	if o.analyze {
 		return o.analyzeJobs(ctx, w, s, q)
 	}
@@ -200,6 +195,20 @@ func (o *qOptions) printAF(ctx context.Context, w io.Writer, s *scheddConn, q wi
 
 // query builds the selection: arguments, constraints, and only the
 // caller's jobs unless told otherwise.
+// selection finds the schedd and builds the query of the jobs args
+// select (the caller's own by default), with the queue's totals.
+func (o *qOptions) selection(ctx context.Context, args []string) (*scheddConn, wire.JobQuery, wire.QueueTotals, error) {
+	var totals wire.QueueTotals
+	s, err := o.g.findSchedd(ctx, o.name)
+	if err != nil {
+		return nil, wire.JobQuery{}, totals, err
+	}
+	if err := s.client.Call(ctx, "GET", wire.PathTotals, nil, &totals); err != nil {
+		return nil, wire.JobQuery{}, totals, err
+	}
+	return s, o.query(args, totals.Caller), totals, nil
+}
+
 func (o *qOptions) query(args []string, caller string) wire.JobQuery {
 	ids, owners := splitArgs(args)
 	var q wire.JobQuery

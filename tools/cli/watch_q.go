@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-
-	"github.com/kite-sched/kite/internal/wire"
 )
 
 // qWatch holds kite q -watch's options.
@@ -34,15 +32,10 @@ func (o *qOptions) runWatch(ctx context.Context, w io.Writer, args []string) err
 	if o.long || o.json || o.afSet || o.analyze || o.nobatch || o.run || o.total {
 		return usageError{fmt.Errorf("-watch shows progress by batch: it does not go with -long, -json, -af, -nobatch, -run, -totals or -analyze")}
 	}
-	s, err := o.g.findSchedd(ctx, o.name)
+	s, q, _, err := o.selection(ctx, args)
 	if err != nil {
 		return err
 	}
-	var totals wire.QueueTotals
-	if err := s.client.Call(ctx, "GET", wire.PathTotals, nil, &totals); err != nil {
-		return err
-	}
-	q := o.query(args, totals.Caller)
 	opts := o.watching.opts
 	opts.schedd = s.name
 	qw := newQueueWatch(s.client, q)
