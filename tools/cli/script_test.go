@@ -29,6 +29,7 @@ func TestScripts(t *testing.T) {
 			port, err := freePort()
 			env.Setenv("PORT", port)
 			env.Setenv("KITE_HOME", env.WorkDir+"/pool")
+			env.Defer(func() { stopLeftPool(env.WorkDir + "/pool") })
 			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -41,6 +42,24 @@ func TestScripts(t *testing.T) {
 			"checkruns":  checkRuns,
 		},
 	})
+}
+
+// stopLeftPool stops the personal pool a script left running (it failed
+// before its kite down): SIGTERM to the master, then SIGKILL to its
+// session, the master's children included.
+func stopLeftPool(dir string) {
+	_, pidFile, _ := upPaths(dir)
+	pid, ok := runningMaster(pidFile)
+	if !ok {
+		return
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
 }
 
 // freePort returns a TCP port on loopback that was free a moment ago.
