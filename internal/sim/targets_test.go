@@ -7,7 +7,7 @@ import (
 
 // The targets of issue 10 on reduced runs of the papers' scenarios in
 // examples/sim (the full runs: kite sim examples/sim/<file>.toml; the
-// tables are in docs/policies.md). Each compares policies on the same
+// tables are in docs/results.md). Each compares policies on the same
 // seeds, so each sees the same machines, failures and jobs.
 
 // loadExample reads an example scenario's setup k.
