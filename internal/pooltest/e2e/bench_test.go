@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,4 +88,29 @@ func BenchmarkThroughput10k(b *testing.B) {
 		elapsed += time.Since(start)
 	}
 	b.ReportMetric(float64(jobs*b.N)/elapsed.Seconds(), "jobs/s")
+}
+
+// BenchmarkExecFloor runs /bin/true as 8 parallel streams of processes and
+// nothing else: the most jobs a second this machine can start and reap,
+// the ceiling of BenchmarkThroughput10k whatever the scheduler does.
+func BenchmarkExecFloor(b *testing.B) {
+	const streams, each = 8, 250
+	var elapsed time.Duration
+	for b.Loop() {
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range streams {
+			wg.Go(func() {
+				for range each {
+					if err := exec.Command("/bin/true").Run(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		elapsed += time.Since(start)
+	}
+	b.ReportMetric(float64(streams*each*b.N)/elapsed.Seconds(), "jobs/s")
 }
