@@ -176,26 +176,28 @@ func TestNegotiateAndRun(t *testing.T) {
 	}
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventStarted, Time: 1000})
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventExited, Time: 1010, ExitCode: 0, WallSeconds: 10, UserCPU: 7, SysCPU: 1, PeakMemoryMB: 42})
-	if a := startd.next(t); a != "c1 1.1" {
-		t.Fatalf("claim reuse: %q", a)
+	// Claim reuse takes the owner's job of the highest priority first.
+	if a := startd.next(t); a != "c1 3.0" {
+		t.Fatalf("claim reuse: %q, want the priority 10 job", a)
 	}
 	hist := streamQuery(t, h.client("alice", auth.Read), wire.PathHistory, wire.HistoryQuery{IDs: []string{"1.0"}})
 	if got := summary(hist, "JobStatus", "ExitCode", "RemoteWallClockTime", "RemoteUserCpu", "MemoryUsage", "NumJobStarts", "JobStartDate", "CompletionDate"); got != "4 0 10 7 42 1 1000 1010" {
 		t.Errorf("completed job: %s", got)
 	}
+	// max_retries = 1: the first failure puts the job back (the claim
+	// goes on with the next job), the second ends it.
+	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "3.0", Event: wire.EventExited, ExitCode: 3})
+	if a := startd.next(t); a != "c1 1.1" {
+		t.Fatalf("claim reuse after a failure: %q", a)
+	}
 	// A job that ends at once is reported once: its start comes with its
 	// last event.
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.1", Event: wire.EventHeld, Reason: "over its memory", HoldCode: 34, StartedAt: 1020})
 	if a := startd.next(t); a != "c1 3.0" {
-		t.Fatalf("claim reuse after a hold: %q", a)
+		t.Fatalf("retry: %q", a)
 	}
 	if got := summary(h.query("alice", wire.JobQuery{JobSelection: wire.JobSelection{IDs: []string{"1.1"}}}), "JobStatus", "HoldReasonCode", "HoldReason", "NumJobStarts", "JobStartDate"); got != `5 34 "over its memory" 1 1020` {
 		t.Errorf("held by the startd: %s", got)
-	}
-	// max_retries = 1: the first failure runs the job again, the second ends it.
-	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "3.0", Event: wire.EventExited, ExitCode: 3})
-	if a := startd.next(t); a != "c1 3.0" {
-		t.Fatalf("retry: %q", a)
 	}
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "3.0", Event: wire.EventExited, ExitCode: 3})
 	eventually(t, "the claim's release", func() bool { return len(startd.releases()) == 1 })

@@ -1,7 +1,9 @@
 package schedd
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -333,7 +335,9 @@ func (r *runs) attach(c *claim, id queue.JobID) {
 }
 
 // next reserves the claim owner's next idle job that fits the claimed
-// slot: both Requirements hold (claim reuse).
+// slot: both Requirements hold (claim reuse). The owner's clusters are
+// tried in the order of their JobPrio (the submit file's priority),
+// highest first, then oldest first; a cluster's jobs in order.
 func (r *runs) next(c *claim) (queue.JobID, bool) {
 	var found queue.JobID
 	ok := false
@@ -341,10 +345,7 @@ func (r *runs) next(c *claim) (queue.JobID, bool) {
 	var m match.Matcher
 	var mat queue.Materializer
 	r.s.q.Read(func(rd *queue.Reader) {
-		for cl := range rd.Clusters {
-			if cl.Submitter != c.owner {
-				continue
-			}
+		for _, cl := range byPriority(rd, c.owner) {
 			for j := range cl.Jobs {
 				if j.Status() != attr.Idle || !r.matchable(j.ID) {
 					continue
@@ -366,6 +367,27 @@ func (r *runs) next(c *claim) (queue.JobID, bool) {
 		}
 	})
 	return found, ok
+}
+
+// byPriority lists a submitter's clusters by JobPrio, highest first, then
+// by id.
+func byPriority(rd *queue.Reader, submitter string) []*queue.Cluster {
+	type ranked struct {
+		c    *queue.Cluster
+		prio int64
+	}
+	var cs []ranked
+	for cl := range rd.Clusters {
+		if cl.Submitter == submitter {
+			cs = append(cs, ranked{cl, intOrZero(cl.Ad(), attr.JobPrio)})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b ranked) int { return cmp.Compare(b.prio, a.prio) })
+	out := make([]*queue.Cluster, len(cs))
+	for i, r := range cs {
+		out[i] = r.c
+	}
+	return out
 }
 
 // tryReserve reserves an idle job for a claim unless another claim took
