@@ -161,18 +161,22 @@ func significant(slots []*classad.Ad, pol *Policy) []string {
 	for _, a := range []string{attr.RequestCpus, attr.RequestMemory, attr.RequestDisk, attr.ConcurrencyLimit} {
 		set[ast.Lower(a)] = a
 	}
+	follow := []string{attr.Requirements, attr.Rank, attr.Start}
+	var needs policy.Needs
+	if pol.Strategy != nil {
+		needs = policy.NeedsOf(pol.Strategy)
+		follow = append(follow, needs.SlotAttributes...)
+	}
 	r := newRefs(nil)
 	for _, ad := range slots {
 		r.reset(ad)
-		r.follow(attr.Requirements, attr.Rank, attr.Start)
+		r.follow(follow...)
 		for k, n := range r.other {
 			set[k] = n
 		}
 	}
-	if pol.Strategy != nil {
-		for _, n := range policy.NeedsOf(pol.Strategy).Significant {
-			set[ast.Lower(n)] = n
-		}
+	for _, n := range needs.Significant {
+		set[ast.Lower(n)] = n
 	}
 	for _, p := range []*classad.Program{pol.PreJobRank, pol.PostJobRank, pol.PreemptionRank, pol.PreemptionRequirements} {
 		if p == nil {

@@ -85,6 +85,29 @@ func TestStrategySignificance(t *testing.T) {
 	}
 }
 
+// A slot attribute a strategy evaluates against jobs (a host's power
+// that depends on the job) makes the job attributes it reads significant.
+func TestStrategySlotAttributes(t *testing.T) {
+	power := func(int) string { return `KitePower = KiteSpeed * (TARGET.Vector =?= true ? 4 : 1)` }
+	s := &spy{needs: policy.Needs{SlotAttributes: []string{"KitePower"}}}
+	if got := Significant(slots(t, 2, power), &Policy{Strategy: s}); !slices.Contains(got, "Vector") {
+		t.Errorf("significant %v, want Vector among them", got)
+	}
+	if got := Significant(slots(t, 2, power), &Policy{Strategy: &spy{}}); slices.Contains(got, "Vector") {
+		t.Errorf("significant %v when no strategy reads KitePower", got)
+	}
+	b, err := policy.New("sort-median")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.(policy.Configurable).Configure(policy.Params{"power": "KitePower"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := Significant(slots(t, 2, power), &Policy{Strategy: b}); !slices.Contains(got, "Vector") {
+		t.Errorf("significant %v under sort-median with power = KitePower, want Vector", got)
+	}
+}
+
 // negotiator.strategy_params reach the strategy: a bad one stops the
 // negotiator from starting.
 func TestStrategyParamsFromConfig(t *testing.T) {

@@ -84,7 +84,7 @@ func (b *BatchHeuristic) Name() string { return bNames[b.rule] }
 
 // Needs implements Needful.
 func (b *BatchHeuristic) Needs() Needs {
-	return Needs{Significant: []string{b.lengthAttr()}, Monitoring: b.rule == bPenaltySortMedian}
+	return Needs{Significant: []string{b.lengthAttr()}, SlotAttributes: []string{b.powerAttr()}, Monitoring: b.rule == bPenaltySortMedian}
 }
 
 func (b *BatchHeuristic) lengthAttr() string { return cmp.Or(b.length, attr.KiteWork) }

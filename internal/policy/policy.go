@@ -112,6 +112,10 @@ type Needs struct {
 	// Significant are job attributes the strategy reads from requests:
 	// the schedds must tell autoclusters apart by them.
 	Significant []string
+	// SlotAttributes are slot attributes the strategy evaluates against
+	// requests (a host's power may depend on the job): the job
+	// attributes they read are significant too.
+	SlotAttributes []string
 	// Monitoring: slot ads carry the pool's node monitoring and request
 	// ads their job type's statistics (internal/reliability).
 	Monitoring bool
