@@ -106,8 +106,8 @@ func (a *Ad) Expr(i int) ast.Expr { return a.attrs[i].expr }
 // All yields each attribute's name and expression in definition order.
 func (a *Ad) All() iter.Seq2[string, ast.Expr] {
 	return func(yield func(string, ast.Expr) bool) {
-		for _, at := range a.attrs {
-			if !yield(at.name, at.expr) {
+		for i := range a.attrs {
+			if at := &a.attrs[i]; !yield(at.name, at.expr) {
 				return
 			}
 		}
@@ -158,13 +158,15 @@ func (a *Ad) Delete(name string) bool {
 // Clone returns a copy of the ad that can be changed independently.
 // Expressions are shared; they are never changed in place.
 func (a *Ad) Clone() *Ad {
-	b := &Ad{attrs: append([]attr(nil), a.attrs...), special: a.special}
+	b := &Ad{attrs: make([]attr, len(a.attrs)), special: a.special}
 	b.self.ad = b
 	if a.index != nil {
 		b.index = append([]int32(nil), a.index...)
 	}
-	for i := range b.attrs {
-		b.attrs[i].code = atomic.LoadPointer(&a.attrs[i].code)
+	// Field by field: an evaluation elsewhere may be storing code.
+	for i := range a.attrs {
+		at := &a.attrs[i]
+		b.attrs[i] = attr{name: at.name, hash: at.hash, expr: at.expr, code: atomic.LoadPointer(&at.code)}
 	}
 	return b
 }
@@ -172,7 +174,8 @@ func (a *Ad) Clone() *Ad {
 // Record returns the ad as a record expression, for printing.
 func (a *Ad) Record() *ast.Record {
 	r := &ast.Record{At: ast.NoPos, Attrs: make([]ast.Attr, len(a.attrs))}
-	for i, at := range a.attrs {
+	for i := range a.attrs {
+		at := &a.attrs[i] // not copied: code may be being stored
 		r.Attrs[i] = ast.Attr{At: ast.NoPos, Name: at.name, Value: at.expr}
 	}
 	return r

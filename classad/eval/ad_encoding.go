@@ -30,7 +30,8 @@ func (a *Ad) String() string { return ast.String(a.Record()) }
 
 // AppendOld appends the ad in the old syntax: one `Name = Expr` per line.
 func (a *Ad) AppendOld(buf []byte) []byte {
-	for _, at := range a.attrs {
+	for i := range a.attrs {
+		at := &a.attrs[i]
 		buf = ast.AppendOldAttr(buf, at.name, at.expr)
 		buf = append(buf, '\n')
 	}

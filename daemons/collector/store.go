@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
@@ -24,7 +25,8 @@ type Store struct {
 	ads      map[string]map[string]*entry
 	lifetime time.Duration
 	updates  int64
-	queries  int64
+	// queries counts under the read lock: atomic.
+	queries atomic.Int64
 }
 
 type entry struct {
@@ -306,7 +308,7 @@ func (s *Store) Query(typ string, constraint *classad.Program, limit int, absent
 		}
 		return true
 	})
-	s.queries++
+	s.queries.Add(1)
 	s.mu.RUnlock()
 	if constraint != nil {
 		var st eval.State
@@ -387,5 +389,5 @@ func (s *Store) Stats() (byType map[string]int, updates, queries int64) {
 		byType[e.typ]++
 		return true
 	})
-	return byType, s.updates, s.queries
+	return byType, s.updates, s.queries.Load()
 }
