@@ -2,9 +2,11 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/kite-sched/kite/internal/membership"
 	"github.com/kite-sched/kite/internal/wire"
@@ -25,8 +27,8 @@ func (e *Env) JoinPool(ctx context.Context, kind, name, addr string) (*membershi
 	}
 	join := mc.Join
 	if len(join) == 0 && kind != "collector" {
-		var g wire.GossipInfo
-		if err := e.Collector().Call(ctx, "GET", wire.PathGossip, nil, &g); err != nil {
+		g, err := e.askGossip(ctx)
+		if err != nil {
 			return nil, fmt.Errorf("asking the collector where to gossip: %w", err)
 		}
 		if g.Addr != "" {
@@ -43,6 +45,34 @@ func (e *Env) JoinPool(ctx context.Context, kind, name, addr string) (*membershi
 		SuspicionMult: mc.SuspicionMult,
 		Logger:        e.Log,
 	})
+}
+
+// collectorPatience is how long a starting daemon waits for a collector
+// that does not answer yet (one the master started a moment before, on a
+// busy host) before it gives up and says why.
+const collectorPatience = 30 * time.Second
+
+// askGossip asks the collector for its gossip address, again and again
+// while it does not answer, for collectorPatience at most.
+func (e *Env) askGossip(ctx context.Context) (wire.GossipInfo, error) {
+	deadline := time.Now().Add(collectorPatience)
+	wait := 100 * time.Millisecond
+	for warned := false; ; warned = true {
+		var g wire.GossipInfo
+		err := e.Collector().Call(ctx, "GET", wire.PathGossip, nil, &g)
+		if err == nil || !errors.Is(err, wire.ErrUnreachable) || time.Now().Add(wait).After(deadline) {
+			return g, err
+		}
+		if !warned {
+			e.Log.Warn("waiting for the collector", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return g, ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
 }
 
 // MemberName is a daemon's gossip name: kind@host:port of its address, so
