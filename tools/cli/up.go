@@ -149,8 +149,7 @@ func (o *upOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 }
 
 // createPersonalPool writes a new pool's key pair, configuration and the
-// owner's token. The collector takes port 9618 when it is free, another
-// free port otherwise.
+// owner's token. The daemons take the ports personalPorts chooses.
 func createPersonalPool(dir string, slots int) error {
 	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o700); err != nil {
 		return err
@@ -158,7 +157,7 @@ func createPersonalPool(dir string, slots int) error {
 	if err := auth.GenerateKeys(filepath.Join(dir, "pool.key"), filepath.Join(dir, "pool.pub")); err != nil {
 		return err
 	}
-	ports, err := pickPorts(9618, 5)
+	ports, err := pickPorts(personalPorts(dir, 5))
 	if err != nil {
 		return err
 	}
@@ -216,9 +215,29 @@ func fnv32(s string) uint32 {
 	return h.Sum32()
 }
 
-// pickPorts returns n distinct ports free on loopback: first want if it
-// is free, then ports the system picks.
-func pickPorts(want, n int) ([]int, error) {
+// personalPorts are the ports a personal pool in dir would like: the
+// pool in the default place (~/.kite) puts its collector on HTCondor's
+// 9618; every pool takes a block of ports chosen by its directory below
+// the system's ephemeral range, so that neither another pool starting at
+// the same moment nor an outgoing connection takes them between the
+// choice and the daemons' start.
+func personalPorts(dir string, n int) []int {
+	const first, last = 10000, 32000 // Linux's ephemeral ports start at 32768
+	blocks := uint32((last - first) / n)
+	base := first + int(fnv32(filepath.Clean(dir))%blocks)*n
+	want := make([]int, n)
+	for i := range want {
+		want[i] = base + i
+	}
+	if home, err := os.UserHomeDir(); err == nil && filepath.Clean(dir) == filepath.Join(home, ".kite") {
+		want[0] = 9618
+	}
+	return want
+}
+
+// pickPorts returns a distinct port free on loopback for each wanted one:
+// that one when it is free, else one the system picks.
+func pickPorts(want []int) ([]int, error) {
 	var ports []int
 	var held []net.Listener
 	defer func() {
@@ -226,11 +245,13 @@ func pickPorts(want, n int) ([]int, error) {
 			l.Close()
 		}
 	}()
-	if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", want)); err == nil {
-		held = append(held, l)
-		ports = append(ports, want)
+	for _, w := range want {
+		if l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", w)); err == nil {
+			held = append(held, l)
+			ports = append(ports, w)
+		}
 	}
-	for len(ports) < n {
+	for len(ports) < len(want) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
