@@ -2,7 +2,6 @@ package schedd
 
 import (
 	"context"
-	"encoding/json"
 	"net"
 	"sort"
 	"strings"
@@ -163,31 +162,8 @@ func (s *Server) submitterAd(submitter string, seq int64, c queue.Counts) *class
 	return ad
 }
 
-// reschedule asks the pool's negotiator for a cycle soon; a pool without
-// one is fine.
-func (s *Server) reschedule(ctx context.Context) {
-	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var addrs []string
-	q := wire.Query{Type: attr.TypeNegotiator, Projection: []string{attr.MyAddress}}
-	err := s.env.Collector().Stream(cctx, "POST", wire.PathQuery, q, func(item json.RawMessage) error {
-		ad, err := classad.ParseJSON(item)
-		if err == nil {
-			if a := slotString(ad, attr.MyAddress); a != "" {
-				addrs = append(addrs, a)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return
-	}
-	for _, a := range addrs {
-		if err := s.env.Connector().Client(a).Call(cctx, "POST", wire.PathReschedule, nil, nil); err != nil {
-			s.log.Debug("poking the negotiator", "addr", a, "err", err)
-		}
-	}
-}
+// reschedule asks the pool's negotiator for a cycle soon.
+func (s *Server) reschedule(ctx context.Context) { s.env.Reschedule(ctx) }
 
 // invalidate removes the schedd's ads from the collector as it stops.
 func (s *Server) invalidate() {

@@ -26,10 +26,10 @@
 // second possible on a handful of slots. Claims are kept alive each third
 // of their lease; a claim whose startd stops answering past the lease
 // gives its job back to idle with an evicted event, so a job is never lost
-// and never runs twice at once. A restarted schedd puts the jobs that were
-// running back to idle, vacates their claims, and holds them back until
-// the claims are gone or their leases are over. (Reconnecting to such
-// claims instead is a follow-up.)
+// and never runs twice at once. A restarted schedd reconnects to the jobs
+// their startds still run (restart.go); it puts the others back to idle,
+// vacates their claims, and holds them back until the claims are gone or
+// their leases are over.
 //
 // Periodic policy (periodic_hold, periodic_remove, periodic_release) runs
 // on a timer, on_exit_hold and on_exit_remove at each exit; max_retries is

@@ -2,42 +2,142 @@ package schedd
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
-// recover puts the jobs that were running when the schedd stopped back to
-// idle, and vacates their claims; a job whose claim could not be vacated
-// waits for the claim's lease to end before it may run again.
+// A restarted schedd reconnects, as HTCondor's does, to the jobs that were
+// running when it stopped: before it serves, it asks each running job's
+// startd whether the job's claim still runs that job. A job whose startd
+// says so keeps running (a reconnected event in its log), its claim kept
+// alive again; the startd's reports of it reach the schedd once it serves.
+// Every other running job goes back to idle and its claims are vacated; a
+// job whose claim could not be vacated waits for the claim's lease to end
+// before it may run again. Jobs with replicas are not reconnected.
+
+// runningJob is a job found running at the restart.
+type runningJob struct {
+	id            queue.JobID
+	claim, startd string
+	slot, owner   string
+	replicas      [][2]string // the replicas' claims and startds
+}
+
+// reconnectTimeout bounds the question to each startd at a restart.
+const reconnectTimeout = 2 * time.Second
+
+// recover reconnects or requeues the jobs that were running.
 func (s *Server) recover() error {
-	type old struct {
-		id            queue.JobID
-		claim, startd string
-	}
-	var olds []old
-	err := s.q.Update(func(tx *queue.Tx) error {
-		ev := s.newEvents()
-		for c := range tx.Reader().Clusters {
+	var olds []runningJob
+	s.q.Read(func(r *queue.Reader) {
+		for c := range r.Clusters {
 			for j := range c.Jobs {
 				if j.Status() != attr.Running {
 					continue
 				}
 				v := j.View()
-				olds = append(olds, old{j.ID, stringAttr(&v, attrClaimID), stringAttr(&v, attrStartdAddr)})
-				for _, rc := range replicaClaims(&v) { // replicas.go
-					olds = append(olds, old{j.ID, rc[0], rc[1]})
-				}
-				s.toIdle(tx, j, "The schedd restarted while the job ran", ev)
+				olds = append(olds, runningJob{id: j.ID, claim: stringAttr(&v, attrClaimID), startd: stringAttr(&v, attrStartdAddr),
+					slot: stringAttr(&v, attr.RemoteHost), owner: v.Submitter, replicas: replicaClaims(&v)})
 			}
+		}
+	})
+	if len(olds) == 0 {
+		return nil
+	}
+	kept := s.reconnect(olds)
+	var lost []runningJob
+	err := s.q.Update(func(tx *queue.Tx) error {
+		ev := s.newEvents()
+		for _, o := range olds {
+			j := tx.Job(o.id)
+			if j == nil || tx.Status(j) != attr.Running {
+				continue
+			}
+			v := tx.View(j)
+			if c := kept[o.id]; c != nil {
+				ev.add(&v, userlog.Event{Code: userlog.Reconnected, Host: "<" + c.startd + ">", Slot: c.slotName})
+				continue
+			}
+			lost = append(lost, o)
+			s.toIdle(tx, j, "The schedd restarted while the job ran", ev)
 		}
 		ev.after(tx)
 		return nil
 	})
-	if err != nil || len(olds) == 0 {
+	if err != nil {
 		return err
+	}
+	r := s.jobs
+	r.mu.Lock()
+	for id, c := range kept {
+		r.claims[c.id] = c
+		r.byJob[id] = c
+		r.running++
+	}
+	r.mu.Unlock()
+	if len(kept) > 0 {
+		s.log.Info("reconnected to running jobs", "jobs", len(kept))
+	}
+	s.vacateLost(lost)
+	return nil
+}
+
+// reconnect asks the startds, several at once, whether the jobs' claims
+// still run them, and returns the claims of those that do.
+func (s *Server) reconnect(olds []runningJob) map[queue.JobID]*claim {
+	kept := map[queue.JobID]*claim{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for _, o := range olds {
+		if o.claim == "" || o.startd == "" || len(o.replicas) > 0 {
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(context.Background(), reconnectTimeout)
+			defer cancel()
+			var res wire.AliveResult
+			err := s.env.Connector().Client(o.startd).Call(ctx, "POST", wire.PathAlive, wire.ClaimRef{ClaimID: o.claim}, &res)
+			if err != nil || res.Job != o.id.String() {
+				return
+			}
+			// The slot's ad is not kept: the claim is released when its
+			// job ends, not reused.
+			c := &claim{id: o.claim, startd: o.startd, slotName: o.slot, owner: o.owner,
+				lease: s.cfg.ClaimLease, alive: s.now(), job: o.id, busy: true}
+			mu.Lock()
+			kept[o.id] = c
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return kept
+}
+
+// vacateLost vacates, in the background, the claims of the jobs a restart
+// put back to idle; each job waits until its claims are vacated or their
+// lease is over.
+func (s *Server) vacateLost(lost []runningJob) {
+	if len(lost) == 0 {
+		return
+	}
+	type old struct {
+		id            queue.JobID
+		claim, startd string
+	}
+	var olds []old
+	for _, o := range lost {
+		olds = append(olds, old{o.id, o.claim, o.startd})
+		for _, rc := range o.replicas {
+			olds = append(olds, old{o.id, rc[0], rc[1]})
+		}
 	}
 	until := s.now().Add(s.cfg.ClaimLease)
 	s.jobs.mu.Lock()
@@ -45,7 +145,7 @@ func (s *Server) recover() error {
 		s.jobs.blocked[o.id] = until
 	}
 	s.jobs.mu.Unlock()
-	s.log.Info("jobs that were running are idle again", "jobs", len(olds))
+	s.log.Info("jobs that were running are idle again", "jobs", len(lost))
 	pending := map[queue.JobID]int{} // claims (first instance, replicas) still to vacate
 	for _, o := range olds {
 		pending[o.id]++
@@ -70,5 +170,4 @@ func (s *Server) recover() error {
 		}
 		s.kickAds()
 	})
-	return nil
 }

@@ -26,6 +26,8 @@ type fakeStartd struct {
 	vacated   []string
 	dead      bool // keep-alives fail
 	refuse    bool // claims are refused
+	// running is the job each claim runs, as keep-alives answer.
+	running map[string]string
 	// run, when set, is called for each activation (in a goroutine).
 	run func(claim, job string)
 }
@@ -69,7 +71,9 @@ func newFakeStartd(t testing.TB, p *pooltest.Pool) *fakeStartd {
 		if f.dead {
 			return nil, wire.Unavailable("gone")
 		}
-		return wire.AliveResult{Lease: 60}, nil
+		var ref wire.ClaimRef
+		r.Decode(&ref)
+		return wire.AliveResult{Lease: 60, Job: f.running[ref.ClaimID]}, nil
 	})
 	m.Handle("POST "+wire.PathRelease, auth.Daemon, func(ctx context.Context, r *wire.Request) (any, error) {
 		var ref wire.ClaimRef
@@ -282,6 +286,45 @@ func TestRestartWithRunningJobs(t *testing.T) {
 		return len(reqs.Requests) == 1
 	})
 	if got := readLog(t, dir+"/job.log"); got != "000 1.0\n004 1.0" {
+		t.Errorf("job log:\n%s", got)
+	}
+}
+
+// A schedd restarted while a job runs reconnects to it when its startd
+// says the claim still runs the job: the job stays running, its log says
+// so, its end is taken, and its claim is released (not reused) after.
+func TestRestartReconnects(t *testing.T) {
+	p := pooltest.New(t)
+	startd := newFakeStartd(t, p)
+	cfg := testConfig(t)
+	h := startSchedd(t, p, cfg)
+	dir := t.TempDir()
+	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue 2\n")
+	var reqs wire.ResourceRequests
+	h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs)
+	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
+	if a := startd.next(t); a != "c1 1.0" {
+		t.Fatalf("activation %q", a)
+	}
+	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventStarted, Time: 1000})
+	h.stop()
+	startd.mu.Lock()
+	startd.running = map[string]string{"c1": "1.0"}
+	startd.mu.Unlock()
+	h = startSchedd(t, p, cfg)
+
+	if got := summary(h.query("alice", wire.JobQuery{JobSelection: wire.JobSelection{IDs: []string{"1.0"}}}), "JobStatus", "RemoteHost"); got != `2 "slot1@node"` {
+		t.Errorf("after the restart: %s, want still running", got)
+	}
+	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventExited, Time: 1010, ExitCode: 0})
+	eventually(t, "the claim's release", func() bool { return len(startd.releases()) == 1 })
+	startd.mu.Lock()
+	vacated := startd.vacated
+	startd.mu.Unlock()
+	if len(vacated) != 0 || h.status(t, "1.0") != "gone" || h.status(t, "1.1") != "1" {
+		t.Errorf("vacated %v; 1.0 %s; 1.1 %s", vacated, h.status(t, "1.0"), h.status(t, "1.1"))
+	}
+	if got := readLog(t, dir+"/job.log"); got != "000 1.0\n000 1.1\n001 1.0\n023 1.0\n005 1.0" {
 		t.Errorf("job log:\n%s", got)
 	}
 }

@@ -341,6 +341,9 @@ func (r *runs) attach(c *claim, id queue.JobID) {
 func (r *runs) next(c *claim) (queue.JobID, bool) {
 	var found queue.JobID
 	ok := false
+	if c.slot == nil {
+		return found, false // reconnected: the slot's ad is not known
+	}
 	cache := map[*classad.Ad]bool{}
 	var m match.Matcher
 	var mat queue.Materializer
@@ -587,6 +590,9 @@ func (s *Server) jobAd(id queue.JobID) (*classad.Ad, string, bool) {
 }
 
 func slotString(ad *classad.Ad, name string) string {
+	if ad == nil {
+		return "" // a reconnected claim's slot ad is not known
+	}
 	v, _ := classad.EvalAttr(ad, name, nil)
 	s, _ := v.StringValue()
 	return s

@@ -45,8 +45,8 @@ func (s *Server) sendAds(ctx context.Context) {
 	for _, st := range s.all() {
 		ads = append(ads, s.slotAd(st))
 	}
-	gone := s.gone
-	s.gone = nil
+	gone, freed := s.gone, s.freed
+	s.gone, s.freed = nil, false
 	s.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -63,9 +63,17 @@ func (s *Server) sendAds(ctx context.Context) {
 	var res wire.UpdateAdsResult
 	if err := collector.CallRaw(cctx, "POST", wire.PathAds, classad.AppendJSONArray(nil, ads), &res); err != nil {
 		s.log.Info("advertising to the collector", "err", err)
+		if freed {
+			s.mu.Lock()
+			s.freed = true // asked for with the next update that lands
+			s.mu.Unlock()
+		}
 		return
 	}
 	s.log.Debug("advertised", "ads", len(ads), "stored", res.Stored)
+	if freed {
+		s.env.Reschedule(ctx)
+	}
 }
 
 // withdraw removes every ad of the startd from the collector.

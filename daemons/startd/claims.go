@@ -267,8 +267,16 @@ func (s *Server) handleAlive(ctx context.Context, r *wire.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	st.claim.expires = s.now().Add(st.claim.lease)
-	return wire.AliveResult{Lease: int(st.claim.lease / time.Second)}, nil
+	c := st.claim
+	c.expires = s.now().Add(c.lease)
+	res := wire.AliveResult{Lease: int(c.lease / time.Second)}
+	switch {
+	case c.run != nil:
+		res.Job = c.jobID
+	case c.reporting != "":
+		res.Job = c.reporting
+	}
+	return res, nil
 }
 
 // handleRelease ends a claim; a job still running is vacated first.

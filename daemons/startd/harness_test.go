@@ -79,6 +79,7 @@ type fakeSchedd struct {
 	outputs map[string]string
 	claims  map[string]bool // claim ids it holds
 	events  chan wire.JobUpdate
+	down    bool // job updates answer 503, as from a schedd restarting
 }
 
 func (f *fakeSchedd) mux(p *pooltest.Pool) *wire.Mux {
@@ -87,6 +88,12 @@ func (f *fakeSchedd) mux(p *pooltest.Pool) *wire.Mux {
 		var u wire.JobUpdate
 		if err := r.Decode(&u); err != nil {
 			return nil, err
+		}
+		f.mu.Lock()
+		down := f.down
+		f.mu.Unlock()
+		if down {
+			return nil, wire.Unavailable("restarting")
 		}
 		if !f.holds(u.ClaimID) {
 			return nil, wire.NotFound("job %s does not run under that claim here", u.Job)

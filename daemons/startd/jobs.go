@@ -1,6 +1,7 @@
 package startd
 
 import (
+	"context"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
@@ -19,7 +20,7 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: st.user, Cgroups: s.cgroups,
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
-		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, sc.report), Timing: s.met.timing,
+		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, s.reportOf(c, jobID, sc)), Timing: s.met.timing,
 		MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
 		Ended: func(u wire.JobUpdate) { s.jobEnded(st, c, u) },
 	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
@@ -27,6 +28,23 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	s.apply(st, slots.Activate)
 	s.log.Info("job activated", "slot", st.name, "job", jobID)
 	s.jobs.Go(func() { <-run.Done() })
+}
+
+// reportOf sends a job's events to its schedd, with the startd's
+// lifetime rather than the job's; once the last event is through (or
+// given up), keep-alives stop naming the job.
+func (s *Server) reportOf(c *claim, jobID string, sc *scheddClient) func(context.Context, wire.JobUpdate) error {
+	return func(_ context.Context, u wire.JobUpdate) error {
+		err := sc.report(s.reports, u)
+		if u.Event != wire.EventStarted {
+			s.mu.Lock()
+			if c.reporting == jobID {
+				c.reporting = ""
+			}
+			s.mu.Unlock()
+		}
+		return err
+	}
 }
 
 // foldStarted: a job that ends within this time of starting is reported
@@ -40,6 +58,7 @@ func (s *Server) jobEnded(st *slotState, c *claim, u wire.JobUpdate) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.noteOutcome(c, u)
+	c.reporting = c.jobID
 	if st.claim != c {
 		return
 	}
@@ -94,6 +113,7 @@ func (s *Server) endClaim(st *slotState, reason string, fast bool) {
 // id and goes Unclaimed, Owner or Drained.
 func (s *Server) free(st *slotState) {
 	st.claim, st.preemptID = nil, ""
+	s.freed = true
 	if st.Kind == slots.Dynamic {
 		p := st.Parent
 		st.Release()

@@ -119,11 +119,14 @@ func (c *scheddClient) Send(ctx context.Context, name string, r io.Reader, size 
 	return resp.Body.Close()
 }
 
-// reportAttempts and reportBackoff bound how hard a job event is pushed
-// to a schedd that does not answer.
+// A job event is pushed to a schedd that does not answer for
+// reportPatience, the waits between tries growing from reportBackoff to
+// reportBackoffMax: long enough for a schedd its master restarts to come
+// back, reconnect to the job and take its end.
 const (
-	reportAttempts = 6
-	reportBackoff  = 250 * time.Millisecond
+	reportPatience   = 2 * time.Minute
+	reportBackoff    = 250 * time.Millisecond
+	reportBackoffMax = 5 * time.Second
 )
 
 // report sends a job event, retrying while the schedd cannot be reached;
@@ -136,7 +139,8 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate) error {
 	cl := c.s.env.Connector().Client(c.addr)
 	wait := reportBackoff
 	var err error
-	for range reportAttempts {
+	tries := 0
+	for start := time.Now(); time.Since(start) < reportPatience; tries++ {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, nil)
 		cancel()
@@ -149,7 +153,7 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate) error {
 			return err
 		case <-time.After(wait):
 		}
-		wait *= 2
+		wait = min(2*wait, reportBackoffMax)
 	}
-	return fmt.Errorf("job %s, event %s: %w (after %d attempts)", u.Job, u.Event, err, reportAttempts)
+	return fmt.Errorf("job %s, event %s: %w (after %d attempts)", u.Job, u.Event, err, tries)
 }

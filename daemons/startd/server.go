@@ -43,19 +43,27 @@ type namedExpr struct {
 
 // Server is the startd daemon.
 type Server struct {
-	env     *daemon.Env
-	cfg     Config
-	log     *slog.Logger
-	now     func() time.Time
-	sensors Sensors
-	machine resources.Machine
-	host    string
-	policy  []namedExpr // Start, Rank, ... as configured
-	attrs   []namedExpr // [startd.attributes]
-	cgroups *cgroups.Manager
-	start   time.Time
-	ready   chan struct{}
-	wake    chan struct{} // the advertiser's: something changed
+	env *daemon.Env
+	cfg Config
+	log *slog.Logger
+	// reports is the context of job events on their way to schedds:
+	// cancelled once shutdown stops waiting for the jobs.
+	reports     context.Context
+	stopReports context.CancelFunc
+	now         func() time.Time
+	sensors     Sensors
+	machine     resources.Machine
+	host        string
+	policy      []namedExpr // Start, Rank, ... as configured
+	attrs       []namedExpr // [startd.attributes]
+	cgroups     *cgroups.Manager
+	start       time.Time
+	ready       chan struct{}
+	wake        chan struct{} // the advertiser's: something changed
+	// freed is set when a claim ends: the next update that shows the free
+	// slot asks the negotiator for a cycle, so that idle jobs need not
+	// wait for its interval.
+	freed   bool
 	jobs    sync.WaitGroup
 	files   *http.Client // file transfer with schedds
 	reg     *prometheus.Registry
@@ -93,6 +101,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.reports, s.stopReports = context.WithCancel(context.Background())
 	if s.host == "" {
 		s.host = env.Host
 	}
@@ -410,6 +419,7 @@ func (s *Server) shutdown() {
 	case <-time.After(s.cfg.KillGrace + 10*time.Second):
 		s.log.Warn("jobs still stopping at shutdown")
 	}
+	s.stopReports()
 }
 
 // machineSensors reads this machine's load and idle times.

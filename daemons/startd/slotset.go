@@ -42,7 +42,11 @@ type claim struct {
 	job        *classad.Ad // the job claimed for, then the one running
 	jobID      string
 	run        *starter.Starter
-	activated  time.Time
+	// reporting is the job whose last event is on its way to the
+	// schedd: keep-alives still name it, so that a restarted schedd
+	// reconnects to it and takes the event.
+	reporting string
+	activated time.Time
 	// retireUntil is when a retiring job is vacated (zero: not retiring;
 	// the far future: it may finish).
 	retireUntil time.Time

@@ -229,3 +229,49 @@ func TestUpdateInterval(t *testing.T) {
 		return num(a["slot1@host1"], "UpdateSequenceNumber") >= first+3
 	})
 }
+
+// Keep-alives name the job a claim runs, and the job whose end is still
+// on its way to a schedd that does not answer (a restarted schedd
+// reconnects to it and takes the end); none once the end got through.
+func TestAliveNamesTheJob(t *testing.T) {
+	h := newHarness(t, nil)
+	ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+	job := jobAd(t, "Cmd = \"/bin/sh\"\nTransferExecutable = false\nArguments = \"-c 'exit 0'\"")
+	res, err := h.schedd.claim(ads["slot1@host1"], job, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive := func() string {
+		var r wire.AliveResult
+		if err := h.schedd.startd.Call(context.Background(), "POST", wire.PathAlive, wire.ClaimRef{ClaimID: res.ClaimID}, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r.Job
+	}
+	if j := alive(); j != "" {
+		t.Errorf("an idle claim runs %q", j)
+	}
+	h.schedd.mu.Lock()
+	h.schedd.down = true
+	h.schedd.mu.Unlock()
+	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitAds("the job over", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
+	if j := alive(); j != "12.0" {
+		t.Errorf("with the end undelivered the claim runs %q, want 12.0", j)
+	}
+	h.schedd.mu.Lock()
+	h.schedd.down = false
+	h.schedd.mu.Unlock()
+	if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited {
+		t.Fatalf("the end: %+v", u)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for alive() != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("keep-alives still name the job once its end got through")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

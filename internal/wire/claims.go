@@ -58,6 +58,9 @@ type ClaimRef struct {
 // AliveResult answers a keep-alive.
 type AliveResult struct {
 	Lease int `json:"lease"` // seconds from now
+	// Job is the job ("cluster.proc") the claim runs now, "" when none:
+	// a restarted schedd reconnects to the jobs its claims still run.
+	Job string `json:"job,omitempty"`
 }
 
 // Activate runs a job on a claimed slot.
