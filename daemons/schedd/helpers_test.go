@@ -14,6 +14,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/pooltest"
 	"github.com/kite-sched/kite/internal/submit"
@@ -179,6 +180,7 @@ type fakeCollector struct {
 	mu         sync.Mutex
 	ads        map[string]*classad.Ad // by type/name
 	negotiator string
+	slot       *classad.Ad // the answer to queries for slot ads
 }
 
 func newFakeCollector(t testing.TB, p *pooltest.Pool) *fakeCollector {
@@ -208,9 +210,17 @@ func newFakeCollector(t testing.TB, p *pooltest.Pool) *fakeCollector {
 		return wire.InvalidateResult{}, nil
 	})
 	m.HandleStream("POST "+wire.PathQuery, auth.Read, func(ctx context.Context, r *wire.Request, s *wire.Stream) error {
+		var q wire.Query
+		r.Decode(&q)
 		f.mu.Lock()
-		addr := f.negotiator
+		addr, slot := f.negotiator, f.slot
 		f.mu.Unlock()
+		if q.Type == attr.TypeSlot {
+			if slot != nil {
+				return s.SendJSON(classad.AppendJSON(nil, slot, false))
+			}
+			return nil
+		}
 		if addr != "" {
 			return s.SendJSON([]byte(`{"MyAddress":"` + addr + `"}`))
 		}

@@ -2,9 +2,12 @@ package schedd
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"time"
 
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/attr"
@@ -108,10 +111,8 @@ func (s *Server) reconnect(olds []runningJob) map[queue.JobID]*claim {
 			if err != nil || res.Job != o.id.String() {
 				return
 			}
-			// The slot's ad is not kept: the claim is released when its
-			// job ends, not reused.
 			c := &claim{id: o.claim, startd: o.startd, slotName: o.slot, owner: o.owner,
-				lease: s.cfg.ClaimLease, alive: s.now(), job: o.id, busy: true}
+				lease: s.cfg.ClaimLease, alive: s.now(), job: o.id, busy: true, slot: s.slotAd(ctx, o.slot)}
 			mu.Lock()
 			kept[o.id] = c
 			mu.Unlock()
@@ -119,6 +120,25 @@ func (s *Server) reconnect(olds []runningJob) map[queue.JobID]*claim {
 	}
 	wg.Wait()
 	return kept
+}
+
+// slotAd asks the collector for a slot's ad, so that a reconnected claim
+// can run the owner's next job; nil when the collector does not have it
+// (the claim is then released when its job ends).
+func (s *Server) slotAd(ctx context.Context, name string) *classad.Ad {
+	if name == "" {
+		return nil
+	}
+	var slot *classad.Ad
+	q := wire.Query{Type: attr.TypeSlot, Constraint: "Name == " + string(ast.AppendQuoted(nil, name)), Limit: 1}
+	s.env.Collector().Stream(ctx, "POST", wire.PathQuery, q, func(item json.RawMessage) error {
+		ad, err := classad.ParseJSON(item)
+		if err == nil {
+			slot = ad
+		}
+		return nil
+	})
+	return slot
 }
 
 // vacateLost vacates, in the background, the claims of the jobs a restart

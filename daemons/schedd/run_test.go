@@ -328,3 +328,33 @@ func TestRestartReconnects(t *testing.T) {
 		t.Errorf("job log:\n%s", got)
 	}
 }
+
+// A reconnected claim whose slot the collector still advertises runs the
+// owner's next job when its job ends.
+func TestRestartReconnectsAndReuses(t *testing.T) {
+	p := pooltest.New(t)
+	coll := newFakeCollector(t, p)
+	startd := newFakeStartd(t, p)
+	cfg := testConfig(t)
+	h := startSchedd(t, p, cfg)
+	dir := t.TempDir()
+	h.mustSubmit("alice", dir, "executable = /bin/sleep\nqueue 2\n")
+	var reqs wire.ResourceRequests
+	h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs)
+	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
+	if a := startd.next(t); a != "c1 1.0" {
+		t.Fatalf("activation %q", a)
+	}
+	h.stop()
+	startd.mu.Lock()
+	startd.running = map[string]string{"c1": "1.0"}
+	startd.mu.Unlock()
+	coll.mu.Lock()
+	coll.slot = startd.slot
+	coll.mu.Unlock()
+	h = startSchedd(t, p, cfg)
+	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventExited, ExitCode: 0, StartedAt: 1000})
+	if a := startd.next(t); a != "c1 1.1" {
+		t.Fatalf("after the reconnected job: %q, want the claim reused", a)
+	}
+}
