@@ -62,7 +62,7 @@ func (s *Server) newMetrics() (*prometheus.Registry, *collectorMetrics) {
 	reg := metrics.NewRegistry()
 	reg.MustRegister(m.updates, m.refused, m.queries, m.queryTime, m.expired,
 		metrics.NewGaugeFunc(subsystem.Desc("ads", "Ads held, by type and whether their daemon is absent (gossip reports it gone).", "type", "absent"), s.emitAds),
-		metrics.NewGaugeFunc(subsystem.Desc("members", "Members of the pool's gossip, by daemon kind and state (alive, suspect, dead, left).", "kind", "state"), s.emitMembers),
+		metrics.NewGaugeFunc(subsystem.Desc("members", "Members of the pool's gossip, by daemon kind and state (alive, dead, left).", "kind", "state"), s.emitMembers),
 	)
 	return reg, m
 }

@@ -38,12 +38,13 @@ type Meta struct {
 // State is a member's health as gossip sees it.
 type State string
 
-// Member states.
+// Member states. (A member memberlist suspects is alive here until it
+// is declared dead: memberlist's own records of its members can only be
+// read racily.)
 const (
-	Alive   State = "alive"
-	Suspect State = "suspect"
-	Dead    State = "dead"
-	Left    State = "left"
+	Alive State = "alive"
+	Dead  State = "dead"
+	Left  State = "left"
 )
 
 // Member is one daemon of the pool.
@@ -104,6 +105,10 @@ type Node struct {
 	mu      sync.Mutex
 	members map[string]Member
 	closed  bool
+	// gossip is this member's gossip address, read once: memberlist's
+	// own record of the local node changes under its lock as metadata
+	// is gossiped.
+	gossip string
 }
 
 // eventBuffer bounds events not yet read; older ones are dropped first.
@@ -130,6 +135,8 @@ func Start(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("membership: %w", err)
 	}
 	n.ml = ml
+	ln := ml.LocalNode()
+	n.gossip = net.JoinHostPort(ln.Addr.String(), strconv.Itoa(int(ln.Port)))
 	if len(cfg.Join) > 0 {
 		if _, err := ml.Join(cfg.Join); err != nil {
 			ml.Shutdown()
@@ -192,10 +199,7 @@ func (n *Node) Join(addrs []string) error {
 }
 
 // Gossip returns this member's gossip address, for others to join.
-func (n *Node) Gossip() string {
-	ln := n.ml.LocalNode()
-	return net.JoinHostPort(ln.Addr.String(), strconv.Itoa(int(ln.Port)))
-}
+func (n *Node) Gossip() string { return n.gossip }
 
 // Members returns every member this node knows of, alive or not, by name.
 func (n *Node) Members() []Member {
@@ -205,18 +209,6 @@ func (n *Node) Members() []Member {
 		out = append(out, m)
 	}
 	n.mu.Unlock()
-	// memberlist knows which alive members are suspected.
-	suspect := map[string]bool{}
-	for _, m := range n.ml.Members() {
-		if m.State == memberlist.StateSuspect {
-			suspect[m.Name] = true
-		}
-	}
-	for i := range out {
-		if out[i].State == Alive && suspect[out[i].Name] {
-			out[i].State = Suspect
-		}
-	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
