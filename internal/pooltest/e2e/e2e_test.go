@@ -199,7 +199,7 @@ queue
 func runningPid(pl *pool, id, dir string) int {
 	pl.t.Helper()
 	pl.waitStatus(id, attr.Running)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a bound for slow (race-detector) runs
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
 			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
