@@ -60,9 +60,9 @@ type Server struct {
 	start       time.Time
 	ready       chan struct{}
 	wake        chan struct{} // the advertiser's: something changed
-	// freed is set when a claim ends: the next update that shows the free
-	// slot asks the negotiator for a cycle, so that idle jobs need not
-	// wait for its interval.
+	// freed is set when slots become free (a claim ends; the startd
+	// starts): the next update that shows them asks the negotiator for a
+	// cycle, so that idle jobs need not wait for its interval.
 	freed   bool
 	jobs    sync.WaitGroup
 	files   *http.Client // file transfer with schedds
@@ -102,6 +102,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	s.reports, s.stopReports = context.WithCancel(context.Background())
+	s.freed = true // the first ads offer new slots
 	if s.host == "" {
 		s.host = env.Host
 	}
