@@ -26,7 +26,7 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 	var seq int64 = 1
 	sent := map[string]bool{} // submitter ads at the collector
 	if s.sendAds(ctx, seq, sent) > 0 {
-		s.reschedule(ctx) // jobs left idle by the last run
+		s.env.Reschedule(ctx) // jobs left idle by the last run
 	}
 	for {
 		poke := false
@@ -53,7 +53,7 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 		seq++
 		idle := s.sendAds(ctx, seq, sent)
 		if poke && idle > 0 {
-			s.reschedule(ctx)
+			s.env.Reschedule(ctx)
 		}
 	}
 }
@@ -161,9 +161,6 @@ func (s *Server) submitterAd(submitter string, seq int64, c queue.Counts) *class
 	}
 	return ad
 }
-
-// reschedule asks the pool's negotiator for a cycle soon.
-func (s *Server) reschedule(ctx context.Context) { s.env.Reschedule(ctx) }
 
 // invalidate removes the schedd's ads from the collector as it stops.
 func (s *Server) invalidate() {

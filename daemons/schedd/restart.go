@@ -148,15 +148,11 @@ func (s *Server) vacateLost(lost []runningJob) {
 	if len(lost) == 0 {
 		return
 	}
-	type old struct {
-		id            queue.JobID
-		claim, startd string
-	}
-	var olds []old
+	var olds []runningJob // a claim each: first instances, then replicas
 	for _, o := range lost {
-		olds = append(olds, old{o.id, o.claim, o.startd})
+		olds = append(olds, o)
 		for _, rc := range o.replicas {
-			olds = append(olds, old{o.id, rc[0], rc[1]})
+			olds = append(olds, runningJob{id: o.id, claim: rc[0], startd: rc[1]})
 		}
 	}
 	until := s.now().Add(s.cfg.ClaimLease)

@@ -266,13 +266,11 @@ func TestRestartWithRunningJobs(t *testing.T) {
 	h := startSchedd(t, p, cfg)
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue\n")
-	var reqs wire.ResourceRequests
-	h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs)
-	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
-	startd.next(t)
+	h.matchFirst(t, startd)
 	h.stop()
 	h = startSchedd(t, p, cfg)
 
+	var reqs wire.ResourceRequests
 	if got := h.status(t, "1.0"); got != "1" {
 		t.Errorf("after the restart: %s", got)
 	}
@@ -300,10 +298,7 @@ func TestRestartReconnects(t *testing.T) {
 	h := startSchedd(t, p, cfg)
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue 2\n")
-	var reqs wire.ResourceRequests
-	h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs)
-	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
-	if a := startd.next(t); a != "c1 1.0" {
+	if a := h.matchFirst(t, startd); a != "c1 1.0" {
 		t.Fatalf("activation %q", a)
 	}
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventStarted, Time: 1000})
@@ -339,10 +334,7 @@ func TestRestartReconnectsAndReuses(t *testing.T) {
 	h := startSchedd(t, p, cfg)
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, "executable = /bin/sleep\nqueue 2\n")
-	var reqs wire.ResourceRequests
-	h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs)
-	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
-	if a := startd.next(t); a != "c1 1.0" {
+	if a := h.matchFirst(t, startd); a != "c1 1.0" {
 		t.Fatalf("activation %q", a)
 	}
 	h.stop()
@@ -357,4 +349,16 @@ func TestRestartReconnectsAndReuses(t *testing.T) {
 	if a := startd.next(t); a != "c1 1.1" {
 		t.Fatalf("after the reconnected job: %q, want the claim reused", a)
 	}
+}
+
+// matchFirst matches alice's first resource request to the fake startd's
+// slot and returns the activation that follows ("claim job").
+func (h *harness) matchFirst(t *testing.T, startd *fakeStartd) string {
+	t.Helper()
+	var reqs wire.ResourceRequests
+	if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs); err != nil || len(reqs.Requests) == 0 {
+		t.Fatalf("requests %+v: %v", reqs, err)
+	}
+	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
+	return startd.next(t)
 }
