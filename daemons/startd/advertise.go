@@ -39,13 +39,16 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 // sendAds sends every slot's ad, and withdraws the dynamic slots that
 // are gone.
 func (s *Server) sendAds(ctx context.Context) {
+	if s.crashed.Load() {
+		return // nothing leaves a dead machine
+	}
 	s.mu.Lock()
 	s.seq++
 	var ads []*classad.Ad
 	for _, st := range s.all() {
 		ads = append(ads, s.slotAd(st))
 	}
-	gone, freed := s.gone, s.freed
+	gone, freed := s.gone, s.freed && !s.stopping // a stopping startd takes no claims
 	s.gone, s.freed = nil, false
 	s.mu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
