@@ -28,6 +28,13 @@ type ParseOption = parser.Option
 // Filename names the source in parse errors.
 func Filename(name string) ParseOption { return parser.Filename(name) }
 
+// Limits bounds the size and nesting of an expression ParseExpr and
+// Compile accept; over a bound, the ParseError's Limit names it.
+type Limits = parser.Limits
+
+// WithLimits bounds a parse of one expression (ParseExpr, Compile).
+func WithLimits(l Limits) ParseOption { return parser.WithLimits(l) }
+
 // Parse parses an ad in either syntax: new (`[ a = 1; b = 2 ]`) when the
 // text starts with '[', old (one `Name = Expr` per line) otherwise.
 func Parse(src string, opts ...ParseOption) (*Ad, error) {
@@ -80,6 +87,37 @@ func Eval(p *Program, my, target *Ad) (Value, error) { return eval.Evaluate(p, m
 // EvalAttr evaluates the attribute name of my against target.
 func EvalAttr(my *Ad, name string, target *Ad) (Value, error) {
 	return eval.EvaluateAttr(my, name, target)
+}
+
+// EvalString evaluates the attribute name of ad alone to a string; ok is
+// false when it is not one (missing, undefined, an error, another type).
+func EvalString(ad *Ad, name string) (s string, ok bool) {
+	v, err := eval.EvaluateAttr(ad, name, nil)
+	if err != nil {
+		return "", false
+	}
+	return v.StringValue()
+}
+
+// EvalBool evaluates the attribute name of ad alone to a boolean; ok is
+// false when it is not one.
+func EvalBool(ad *Ad, name string) (b, ok bool) {
+	v, err := eval.EvaluateAttr(ad, name, nil)
+	if err != nil {
+		return false, false
+	}
+	return v.BoolValue()
+}
+
+// EvalNumber evaluates the attribute name of ad alone to a number (an
+// integer or a real, or a boolean as 0 or 1, as arithmetic takes it); ok
+// is false when it is none of these.
+func EvalNumber(ad *Ad, name string) (f float64, ok bool) {
+	v, err := eval.EvaluateAttr(ad, name, nil)
+	if err != nil {
+		return 0, false
+	}
+	return v.NumberValue()
 }
 
 // String returns an expression printed canonically.

@@ -7,6 +7,13 @@
 #
 # Run it as the user who submits: as root, the startd runs jobs as nobody
 # and sends their files (no shared file system), which costs more.
+#
+#   KITE_BENCH_AS=ACCOUNT scripts/bench-pool.sh ...   (as root)
+#
+# submits as the identity "bench", mapped to ACCOUNT (an unprivileged
+# account): the schedd and the startd then open every file of each job as
+# ACCOUNT and the job runs as it in its own directory, the multi-user
+# pool's path (docs/security.md).
 set -euo pipefail
 jobs=${1:-10000}
 slots=${2:-8}
@@ -15,8 +22,14 @@ work=$(mktemp -d)
 trap 'KITE_HOME=$work/pool "$work/kite" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 go build -o "$work/kite" ./tools/kite
 export KITE_HOME=$work/pool
-"$work/kite" up --slots "$slots" --detach >/dev/null
+"$work/kite" up --slots "$slots" --detach ${KITE_BENCH_AS:+--set "schedd.identity_map=^bench\$ $KITE_BENCH_AS"} >/dev/null
 mkdir "$work/job"
+if [ -n "${KITE_BENCH_AS:-}" ]; then
+  "$work/kite" token create --identity bench --levels READ,WRITE >"$work/bench.token"
+  export KITE_POOL_TOKEN_FILE=$work/bench.token
+  chmod o+x "$work"
+  chown "$KITE_BENCH_AS" "$work/job"
+fi
 cd "$work/job"
 printf 'executable = /bin/true\nshould_transfer_files = IF_NEEDED\nlog = bench.log\nqueue %d\n' "$jobs" >bench.sub
 start=$(date +%s.%N)

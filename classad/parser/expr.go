@@ -21,8 +21,9 @@ const MaxDepth = 500
 // function the expression grammar, which has a dozen precedence levels that
 // a struct per level would make deep and slow.
 type exprParser struct {
-	lex   tokenSource
-	depth int
+	lex      tokenSource
+	depth    int
+	maxDepth int
 }
 
 // tokenSource is where the expression parser reads tokens: participle's
@@ -45,8 +46,9 @@ type bailout struct{ err *syntaxError }
 
 // syntaxError is an error at a token, converted to *Error by the API.
 type syntaxError struct {
-	pos lexer.Position
-	msg string
+	pos   lexer.Position
+	msg   string
+	limit string // the Limits bound that was passed, if that is the error
 }
 
 func (e *syntaxError) Error() string { return e.msg }
@@ -57,12 +59,13 @@ func (e *syntaxError) Position() lexer.Position { return e.pos }
 
 // parseExpr is the participle.ParseTypeWith entry point.
 func parseExpr(lex *lexer.PeekingLexer) (ast.Expr, error) {
-	return parseFrom(peeking{lex})
+	return parseFrom(peeking{lex}, MaxDepth)
 }
 
-// parseFrom parses one expression from src, converting a bailout into an error.
-func parseFrom(src tokenSource) (x ast.Expr, err error) {
-	p := exprParser{lex: src}
+// parseFrom parses one expression from src, nested at most maxDepth
+// deep, converting a bailout into an error.
+func parseFrom(src tokenSource, maxDepth int) (x ast.Expr, err error) {
+	p := exprParser{lex: src, maxDepth: maxDepth}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -81,8 +84,9 @@ func (p *exprParser) fail(t lexer.Token, format string, args ...any) {
 
 func (p *exprParser) enter() {
 	p.depth++
-	if p.depth > MaxDepth {
-		p.fail(*p.lex.Peek(), "expression nested more than %d levels deep", MaxDepth)
+	if p.depth > p.maxDepth {
+		t := p.lex.Peek()
+		panic(bailout{&syntaxError{pos: t.Pos, msg: fmt.Sprintf("expression nested more than %d levels deep", p.maxDepth), limit: LimitDepth}})
 	}
 }
 

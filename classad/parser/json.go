@@ -350,7 +350,10 @@ func (s *jsonScanner) str() (string, error) {
 	for s.pos < len(s.data) {
 		switch c := s.data[s.pos]; {
 		case c == '"':
-			text := validUTF8(string(s.data[start:s.pos]))
+			if err := s.checkUTF8(start); err != nil {
+				return "", err
+			}
+			text := string(s.data[start:s.pos])
 			s.pos++
 			return text, nil
 		case c == '\\':
@@ -371,8 +374,11 @@ func (s *jsonScanner) escapedStr(start int) (string, error) {
 		c := s.data[s.pos]
 		switch {
 		case c == '"':
+			if err := s.checkUTF8(start); err != nil {
+				return "", err
+			}
 			s.pos++
-			return validUTF8(b.String()), nil
+			return b.String(), nil
 		case c < 0x20:
 			return "", s.errorf("control character in a string")
 		case c != '\\':
@@ -407,13 +413,22 @@ func (s *jsonScanner) escape(b *strings.Builder) error {
 	if n < 0 {
 		return s.errorf("bad \\u escape")
 	}
+	at := s.pos
 	s.pos = n
-	if utf16.IsSurrogate(r) && s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
-		if r2, n2 := s.hex4(s.pos + 2); n2 >= 0 {
-			if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-				r, s.pos = d, n2
+	if utf16.IsSurrogate(r) {
+		d := utf8.RuneError
+		if s.pos+1 < len(s.data) && s.data[s.pos] == '\\' && s.data[s.pos+1] == 'u' {
+			if r2, n2 := s.hex4(s.pos + 2); n2 >= 0 {
+				if d = utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					s.pos = n2
+				}
 			}
 		}
+		if d == utf8.RuneError {
+			s.pos = at
+			return s.errorf("\\u%04x is half of a UTF-16 surrogate pair: the text is not valid Unicode", r)
+		}
+		r = d
 	}
 	b.WriteRune(r)
 	return nil
@@ -432,11 +447,29 @@ func (s *jsonScanner) hex4(i int) (rune, int) {
 	return rune(v), i + 4
 }
 
-// validUTF8 replaces invalid UTF-8, as JSON text must be UTF-8 (and as
-// encoding/json does).
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
+// checkUTF8 refuses a string, from start to the scanner's position, that
+// is not valid UTF-8: JSON text is UTF-8, and an ad stored with other
+// bytes would be sent back as JSON that is not valid. The error gives the
+// offset of the first bad byte.
+func (s *jsonScanner) checkUTF8(start int) error {
+	text := s.data[start:s.pos]
+	if utf8.Valid(text) {
+		return nil
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
+	i := InvalidUTF8(string(text))
+	s.pos = start + i
+	return s.errorf("byte 0x%02x is not valid UTF-8", text[i])
+}
+
+// InvalidUTF8 returns the offset of the first byte of s that is not valid
+// UTF-8, or -1 when s is valid.
+func InvalidUTF8(s string) int {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
 )
@@ -255,6 +256,12 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Toke
 func (s *scanner) quotedToken(start, end int, typ lexer.TokenType, text string) (lexer.Token, error) {
 	if typ == tokQName && text == "" {
 		return lexer.Token{}, s.errorf(start, "empty attribute name")
+	}
+	if !utf8.ValidString(text) {
+		if i := InvalidUTF8(s.src[start:end]); i >= 0 {
+			return lexer.Token{}, s.errorf(start+i, "byte 0x%02x is not valid UTF-8", s.src[start+i])
+		}
+		return lexer.Token{}, s.errorf(start, "its escapes make the string's text invalid UTF-8")
 	}
 	s.off = end
 	return lexer.Token{Type: typ, Value: text, Pos: s.pos(start)}, nil

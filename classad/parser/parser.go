@@ -38,11 +38,47 @@ type Option func(*options)
 
 type options struct {
 	filename string
+	limits   Limits
 }
 
 // Filename names the source in error messages.
 func Filename(name string) Option {
 	return func(o *options) { o.filename = name }
+}
+
+// Limits bounds what one ParseExpr reads, so that a request carrying a
+// hostile expression is refused before a large tree is built. Zero
+// fields leave that bound at its default.
+type Limits struct {
+	// Bytes is the longest source accepted (0: any).
+	Bytes int
+	// Tokens is the most tokens (names, literals, operators, brackets)
+	// accepted (0: any). Each node of the tree is made from at least one
+	// token, so this bounds the tree's size.
+	Tokens int
+	// Depth is the deepest nesting accepted; 0, or more than MaxDepth,
+	// is MaxDepth.
+	Depth int
+}
+
+// The limits, as Error.Limit names them.
+const (
+	LimitBytes  = "bytes"
+	LimitTokens = "tokens"
+	LimitDepth  = "depth"
+)
+
+// WithLimits bounds a parse.
+func WithLimits(l Limits) Option {
+	return func(o *options) { o.limits = l }
+}
+
+// depth returns the nesting bound.
+func (l Limits) depth() int {
+	if l.Depth <= 0 || l.Depth > MaxDepth {
+		return MaxDepth
+	}
+	return l.Depth
 }
 
 func apply(opts []Option) options {
@@ -56,7 +92,14 @@ func apply(opts []Option) options {
 // ParseExpr parses a single expression in the new syntax.
 func ParseExpr(src string, opts ...Option) (ast.Expr, error) {
 	o := apply(opts)
-	x, err := parseWhole(newStream(o.filename, src))
+	if o.limits.Bytes > 0 && len(src) > o.limits.Bytes {
+		e := errorAt(src[:o.limits.Bytes], o.filename, o.limits.Bytes, fmt.Sprintf("expression is longer than %d bytes", o.limits.Bytes))
+		e.Limit = LimitBytes
+		return nil, e
+	}
+	st := newStream(o.filename, src)
+	st.maxTokens, st.maxDepth = o.limits.Tokens, o.limits.depth()
+	x, err := parseWhole(st)
 	if err != nil {
 		return nil, newError(src, o.filename, err)
 	}
@@ -75,7 +118,7 @@ func parseWhole(st *stream) (x ast.Expr, err error) {
 		}
 	}()
 	st.advance()
-	x, err = parseFrom(st)
+	x, err = parseFrom(st, st.maxDepth)
 	if err == nil && st.cur.Type != lexer.EOF {
 		err = &syntaxError{pos: st.cur.Pos, msg: "unexpected " + describe(&st.cur) + " after the end of the expression"}
 	}
@@ -140,6 +183,9 @@ type Error struct {
 	Msg      string
 	// SourceLine is the text of the line the error is on.
 	SourceLine string
+	// Limit names the bound of Limits the source went over
+	// (LimitBytes, LimitTokens or LimitDepth); "" for a syntax error.
+	Limit string
 }
 
 // Error returns "file:line:col: message" followed by the source line and a
@@ -152,11 +198,12 @@ func (e *Error) Error() string {
 	}
 	fmt.Fprintf(&b, "%d:%d: %s", e.Line, e.Column, e.Msg)
 	if e.SourceLine != "" {
+		line, col := clip(e.SourceLine, e.Column)
 		b.WriteString("\n    ")
-		b.WriteString(e.SourceLine)
+		b.WriteString(line)
 		b.WriteString("\n    ")
-		for i := 1; i < e.Column && i <= len(e.SourceLine); i++ {
-			if e.SourceLine[i-1] == '\t' {
+		for i := 1; i < col && i <= len(line); i++ {
+			if line[i-1] == '\t' {
 				b.WriteByte('\t')
 			} else {
 				b.WriteByte(' ')
@@ -167,6 +214,29 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// clipWidth is how much of a long source line an error shows on each
+// side of the column.
+const clipWidth = 60
+
+// clip cuts a long line to the part around col (1-based), so that an
+// error about a megabyte-long expression does not repeat it, and returns
+// the column within the part.
+func clip(line string, col int) (string, int) {
+	if len(line) <= 2*clipWidth+3 {
+		return line, col
+	}
+	start := max(0, min(col-1-clipWidth, len(line)-2*clipWidth))
+	part := line[start : start+2*clipWidth]
+	col -= start
+	if start > 0 {
+		part, col = "..."+part, col+3
+	}
+	if start+2*clipWidth < len(line) {
+		part += "..."
+	}
+	return strings.ToValidUTF8(part, "?"), col
+}
+
 func newError(src, filename string, err error) error {
 	var le *LexError
 	if errors.As(err, &le) {
@@ -174,7 +244,9 @@ func newError(src, filename string, err error) error {
 	}
 	var se *syntaxError
 	if errors.As(err, &se) {
-		return errorAt(src, filename, se.pos.Offset, se.msg)
+		e := errorAt(src, filename, se.pos.Offset, se.msg)
+		e.Limit = se.limit
+		return e
 	}
 	var pe participle.Error
 	if errors.As(err, &pe) {

@@ -1,6 +1,10 @@
 package parser
 
-import "github.com/alecthomas/participle/v2/lexer"
+import (
+	"fmt"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
 
 // stream is a tokenSource reading straight from the scanner with one token
 // of lookahead. Single expressions and new-syntax ads are parsed from it:
@@ -10,11 +14,15 @@ import "github.com/alecthomas/participle/v2/lexer"
 type stream struct {
 	s   scanner
 	cur lexer.Token
+	// tokens counts the tokens read; past maxTokens (when not 0) the
+	// parse stops. maxDepth bounds the nesting.
+	tokens, maxTokens int
+	maxDepth          int
 }
 
 // newStream returns a stream over src; the first advance reads a token.
 func newStream(filename, src string) *stream {
-	return &stream{s: scanner{src: src, filename: filename, line: 1, atLineStart: true}}
+	return &stream{s: scanner{src: src, filename: filename, line: 1, atLineStart: true}, maxDepth: MaxDepth}
 }
 
 func (st *stream) advance() {
@@ -24,6 +32,9 @@ func (st *stream) advance() {
 		panic(bailout{&syntaxError{pos: le.Pos, msg: le.Msg}})
 	}
 	st.cur = t
+	if st.tokens++; st.maxTokens > 0 && st.tokens > st.maxTokens {
+		panic(bailout{&syntaxError{pos: t.Pos, msg: fmt.Sprintf("expression has more than %d tokens", st.maxTokens), limit: LimitTokens}})
+	}
 }
 
 func (st *stream) Peek() *lexer.Token { return &st.cur }

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,10 @@ type Config struct {
 	Listen          string        // host:port to serve
 	AdLifetime      time.Duration // life of an ad without updates
 	DeadMemberGrace time.Duration // how long a dead member's ads stay, marked absent
-	MaxBodyBytes    int64         // bound on one request body
+	MaxBodyBytes    int64         // bound on one update of ads
+	// Expr bounds a query's constraint and projection (zero fields: the
+	// configuration's defaults).
+	Expr classad.Limits
 	// Housekeeping is how often expired ads are removed and the
 	// collector's own ad refreshed.
 	Housekeeping time.Duration
@@ -46,9 +50,16 @@ func ConfigFrom(c *config.Config) Config {
 		AdLifetime:      c.Collector.AdLifetime.Duration,
 		DeadMemberGrace: c.Collector.DeadMemberGrace.Duration,
 		MaxBodyBytes:    c.Collector.MaxBodyBytes,
+		Expr:            exprLimitsFrom(c),
 		Housekeeping:    time.Second,
 		Dashboard:       DashboardConfigFrom(c),
 	}
+}
+
+// exprLimitsFrom takes the bounds on queries' expressions.
+func exprLimitsFrom(c *config.Config) classad.Limits {
+	k := c.Collector
+	return classad.Limits{Bytes: k.MaxExpressionBytes, Tokens: k.MaxExpressionTokens, Depth: k.MaxExpressionDepth}
 }
 
 // Server is the collector daemon.
@@ -81,6 +92,9 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if now == nil {
 		now = time.Now
 	}
+	cfg.Expr.Bytes = cmp.Or(cfg.Expr.Bytes, 1<<20)
+	cfg.Expr.Tokens = cmp.Or(cfg.Expr.Tokens, 100000)
+	cfg.Expr.Depth = cmp.Or(cfg.Expr.Depth, config.MaxExpressionDepth)
 	s := &Server{
 		env: env, cfg: cfg, log: env.Log.With("component", "collector"),
 		store: NewStore(cfg.AdLifetime), now: now, start: now(), ready: make(chan struct{}),
@@ -146,9 +160,11 @@ func (s *Server) Run(ctx context.Context) error {
 // mux builds the collector's endpoints.
 func (s *Server) mux() *wire.Mux {
 	m := s.env.Mux()
-	m.SetMaxBody(s.cfg.MaxBodyBytes)
+	m.LimitBody(s.cfg.MaxBodyBytes, "collector.max_body_bytes")
 	m.Handle("POST "+wire.PathAds, auth.Daemon, s.handleUpdate)
 	m.Handle("POST "+wire.PathInvalidate, auth.Daemon, s.handleInvalidate)
+	// Queries carry a constraint and a projection.
+	m.LimitBody(4*int64(s.cfg.Expr.Bytes)+1<<20, "4 × collector.max_expression_bytes + 1 MiB")
 	m.HandleStream("POST "+wire.PathQuery, auth.Read, s.handleQuery)
 	m.Handle("GET "+wire.PathMembers, auth.Read, s.handleMembers)
 	m.Handle("GET "+wire.PathGossip, auth.Read, s.handleGossip)
@@ -190,7 +206,7 @@ func (s *Server) handleInvalidate(ctx context.Context, r *wire.Request) (any, er
 	if req.Type == "" {
 		return nil, wire.BadRequest("invalidate: the ad type is required")
 	}
-	p, err := compileConstraint(req.Constraint)
+	p, err := s.compileConstraint(req.Constraint)
 	if err != nil {
 		return nil, err
 	}
@@ -202,8 +218,11 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	if err := r.Decode(&q); err != nil {
 		return err
 	}
-	p, err := compileConstraint(q.Constraint)
+	p, err := s.compileConstraint(q.Constraint)
 	if err != nil {
+		return err
+	}
+	if err := s.exprLimits().Names("projection", q.Projection); err != nil {
 		return err
 	}
 	if q.Limit < 0 {
@@ -235,16 +254,18 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	return nil
 }
 
-// compileConstraint compiles a query's constraint; "" is none.
-func compileConstraint(src string) (*classad.Program, error) {
+// compileConstraint compiles a query's constraint, within the bounds on
+// expressions; "" is none.
+func (s *Server) compileConstraint(src string) (*classad.Program, error) {
 	if src == "" {
 		return nil, nil
 	}
-	p, err := classad.Compile(src, classad.Filename("constraint"))
-	if err != nil {
-		return nil, wire.BadRequest("%v", err)
-	}
-	return p, nil
+	return s.exprLimits().Compile("constraint", src)
+}
+
+// exprLimits are the bounds on the expressions of queries.
+func (s *Server) exprLimits() wire.ExprLimits {
+	return wire.ExprLimits{Limits: s.cfg.Expr, Section: "collector"}
 }
 
 // project returns an ad holding only the named attributes of ad.
@@ -307,10 +328,26 @@ func (s *Server) watchMembers(ctx context.Context, node *membership.Node) {
 			if !ok {
 				return
 			}
-			if ev.Kind == membership.Failed || ev.Kind == membership.Departed {
-				n := s.store.MarkAbsent(ev.Member.Name, s.now())
-				s.log.Info("member gone", "member", ev.Member.Name, "event", ev.Kind.String(), "ads", n)
-			}
+			s.memberEvent(ev)
+		}
+	}
+}
+
+// memberEvent applies one change of membership to the ads: a member gone
+// takes the ads of its incarnation out of answers; a member alive again
+// brings back those gossip took out by mistake.
+func (s *Server) memberEvent(ev membership.Event) {
+	m := ev.Member
+	switch ev.Kind {
+	case membership.Failed, membership.Departed:
+		n := s.store.MarkAbsent(m.Name, m.Meta.Incarnation, s.now())
+		s.log.Info("member gone", "member", m.Name, "incarnation", m.Meta.Incarnation, "event", ev.Kind.String(), "ads", n)
+	case membership.Joined, membership.Updated:
+		if m.Meta.Leaving {
+			return
+		}
+		if n := s.store.Revive(m.Name, m.Meta.Incarnation); n > 0 {
+			s.log.Info("member back", "member", m.Name, "incarnation", m.Meta.Incarnation, "ads", n)
 		}
 	}
 }

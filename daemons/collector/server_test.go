@@ -149,12 +149,16 @@ func TestMalformedAndOversized(t *testing.T) {
 		{`[{"MyType": "Machine", "Name": "a", "Memory": 1,}]`, 400, "json ad: line 1, offset 48: expected an attribute name in quotes, found '}'"},
 		{`[{"MyType": "Machine"}]`, 400, "ad 1: no Name string attribute"},
 		{`{"ads": []}`, 400, "expected '[', found '{'"},
-		{`[{"MyType": "Machine", "Name": "` + strings.Repeat("x", 70<<10) + `"}]`, 413, "larger than 65536 bytes"},
+		{`[{"MyType": "Machine", "Name": "` + strings.Repeat("x", 70<<10) + `"}]`, 413, "larger than 65536 bytes (the limit is collector.max_body_bytes)"},
+		// Issue 14 item 8: text that is not UTF-8 was stored and echoed raw.
+		{"[{\"MyType\": \"Machine\", \"Name\": \"a\xffb\"}]", 400, "json ad: line 1, offset 33: byte 0xff is not valid UTF-8"},
+		{"[{\"MyType\": \"Machine\", \"Name\": \"a\", \"Os\xc3\": 1}]", 400, "offset 39: byte 0xc3 is not valid UTF-8"},
+		{`[{"MyType": "Machine", "Name": "a\udc80"}]`, 400, `\\udc80 is half of a UTF-16 surrogate pair`},
 	}
 	for _, tt := range tests {
 		status, body := post(tt.body)
-		if status != tt.status || !strings.Contains(body, tt.msg) {
-			t.Errorf("%.60s: %d %s, want %d %q", tt.body, status, body, tt.status, tt.msg)
+		if status != tt.status || !strings.Contains(body, tt.msg) || !json.Valid([]byte(body)) {
+			t.Errorf("%.60q: %d %s, want %d %q", tt.body, status, body, tt.status, tt.msg)
 		}
 	}
 	if n := len(query(t, p.Client(s.Addr(), "alice", auth.Read), wire.Query{Type: "Machine"})); n != 0 {
@@ -258,6 +262,88 @@ func TestClaimIDIsPrivate(t *testing.T) {
 		neg := query(t, p.Client(s.Addr(), "negotiator@h", auth.Daemon), q)
 		if len(neg) != 1 || !strings.Contains(neg[0].String(), `ClaimId = "secret-123"`) {
 			t.Errorf("the negotiator did not get the claim id: %v", neg)
+		}
+	}
+}
+
+// A startd killed and restarted under the same name before gossip
+// declares the old one dead: the late failure notice names the dead
+// incarnation and removes only its ads, and the new startd's slots stay
+// (the issue's finding: they vanished until the next update, 5 minutes).
+// A member declared dead by mistake that gossip then finds alive gets its
+// ads back at once. Events are given explicitly, in the order gossip
+// delivers them in the race.
+func TestMemberEventsKnowIncarnations(t *testing.T) {
+	p := pooltest.New(t)
+	s, err := New(p.Env("collector"), testConfig(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	member := func(inc string) membership.Member {
+		return membership.Member{Name: "startd@h1:9618", Meta: membership.Meta{Kind: "startd", Incarnation: inc}}
+	}
+	slots := func(inc string, start int) []*classad.Ad {
+		return ads(t,
+			fmt.Sprintf(`[ MyType = "Machine"; Name = "slot1@h1"; KiteMember = "startd@h1:9618"; KiteIncarnation = %q; DaemonStartTime = %d ]`, inc, start),
+			fmt.Sprintf(`[ MyType = "Machine"; Name = "slot2@h1"; KiteMember = "startd@h1:9618"; KiteIncarnation = %q; DaemonStartTime = %d ]`, inc, start))
+	}
+	live := func() string { return names(s.store.Query("Machine", nil, 0, false)) }
+	for _, step := range []struct {
+		what string
+		ads  []*classad.Ad
+		ev   *membership.Event
+		want string
+	}{
+		{what: "the first startd advertises", ads: slots("old", 100), want: "slot1@h1,slot2@h1"},
+		{what: "its successor advertises before the old one is declared dead", ads: slots("new", 105), want: "slot1@h1,slot2@h1"},
+		{what: "the late failure of the old incarnation", ev: &membership.Event{Kind: membership.Failed, Member: member("old")}, want: "slot1@h1,slot2@h1"},
+		{what: "gossip accepts the successor", ev: &membership.Event{Kind: membership.Joined, Member: member("new")}, want: "slot1@h1,slot2@h1"},
+		{what: "the successor declared dead by mistake", ev: &membership.Event{Kind: membership.Failed, Member: member("new")}, want: ""},
+		{what: "and found alive again", ev: &membership.Event{Kind: membership.Joined, Member: member("new")}, want: "slot1@h1,slot2@h1"},
+		{what: "it leaves", ev: &membership.Event{Kind: membership.Departed, Member: member("new")}, want: ""},
+	} {
+		if step.ads != nil {
+			if _, _, err := s.store.Update(step.ads, nil, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if step.ev != nil {
+			s.memberEvent(*step.ev)
+		}
+		if got := live(); got != step.want {
+			t.Errorf("%s: slots %q, want %q", step.what, got, step.want)
+		}
+	}
+}
+
+// A query's constraint and projection are bounded; a refusal names the
+// bound and its key (issue 14 item 7).
+func TestQueryBounds(t *testing.T) {
+	p := pooltest.New(t)
+	cfg := testConfig(p)
+	cfg.Expr.Bytes, cfg.Expr.Tokens, cfg.Expr.Depth = 4096, 200, 20
+	s := startCollector(t, p, cfg)
+	reader := p.Client(s.Addr(), "alice", auth.Read)
+	names := make([]string, 201)
+	for i := range names {
+		names[i] = "A"
+	}
+	tests := []struct {
+		name string
+		q    wire.Query
+		want string
+	}{
+		{"bytes", wire.Query{Constraint: strings.Repeat("a && ", 1000) + "a"}, "constraint:1:4097: expression is longer than 4096 bytes (the limit is collector.max_expression_bytes)"},
+		{"tokens", wire.Query{Constraint: strings.Repeat("a && ", 100) + "a"}, "more than 200 tokens (the limit is collector.max_expression_tokens)"},
+		{"depth", wire.Query{Constraint: strings.Repeat("(", 21) + "a" + strings.Repeat(")", 21)}, "nested more than 20 levels deep (the limit is collector.max_expression_depth)"},
+		{"projection", wire.Query{Projection: names}, "projection: 201 attributes, more than 200 (the limit is collector.max_expression_tokens)"},
+		{"body", wire.Query{Constraint: strings.Repeat("x", 2<<20)}, "(the limit is 4 × collector.max_expression_bytes + 1 MiB)"},
+		{"not UTF-8", wire.Query{Constraint: "Name == \"\\377\""}, "constraint:1:9: its escapes make the string's text invalid UTF-8"},
+	}
+	for _, tt := range tests {
+		err := reader.Stream(context.Background(), "POST", wire.PathQuery, tt.q, func(json.RawMessage) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
 	}
 }

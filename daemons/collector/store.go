@@ -39,8 +39,11 @@ type entry struct {
 	start   int64 // DaemonStartTime
 	seq     int64 // UpdateSequenceNumber
 	member  string
-	absent  time.Time // when its member was reported dead; zero while alive
-	count   int64     // updates received
+	// incarnation is the start of the member that sent the ad ("" from
+	// daemons that do not say).
+	incarnation string
+	absent      time.Time // when its member was reported dead; zero while alive
+	count       int64     // updates received
 }
 
 // NewStore returns an empty store in which ads live lifetime without an
@@ -177,6 +180,7 @@ func (s *Store) update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored,
 		e.start, _ = adInt(ad, attr.DaemonStartTime)
 		e.seq, _ = adInt(ad, attr.UpdateSequence)
 		e.member, _ = adString(ad, attr.Member)
+		e.incarnation, _ = adString(ad, attr.Incarnation)
 		if life, ok := adInt(ad, attr.ClassAdLifetime); ok {
 			e.expires = now.Add(time.Duration(life) * time.Second)
 		}
@@ -354,31 +358,61 @@ func (s *Store) Expire(now time.Time, grace time.Duration) int {
 	return len(doomed)
 }
 
-// MarkAbsent marks the ads advertised by a member that gossip reports
-// dead: they leave query answers and are dropped after the grace period.
-func (s *Store) MarkAbsent(member string, now time.Time) int {
+// MarkAbsent marks the ads advertised by an incarnation of a member that
+// gossip reports dead: they leave query answers and are dropped after the
+// grace period. Ads of another incarnation (a successor that took the
+// name before gossip declared this one dead) stay; an empty incarnation,
+// on either side, matches any.
+func (s *Store) MarkAbsent(member, incarnation string, now time.Time) int {
+	return s.remark(member, incarnation, func(e *entry) bool { return e.absent.IsZero() }, func(e *entry) {
+		e.ad.Set(attr.Absent, ast.Bool(true))
+		e.absent = now
+	})
+}
+
+// Revive brings back the absent ads of an incarnation of a member that
+// gossip finds alive again (it was declared dead by mistake, say across a
+// partition): the daemon would otherwise stay out of query answers until
+// its next update. It returns how many it brought back.
+func (s *Store) Revive(member, incarnation string) int {
+	if incarnation == "" {
+		return 0 // without an incarnation the ads may be a dead start's
+	}
+	return s.remark(member, incarnation, func(e *entry) bool { return !e.absent.IsZero() && e.incarnation != "" }, func(e *entry) {
+		e.ad.Delete(attr.Absent)
+		e.absent = time.Time{}
+	})
+}
+
+// remark replaces each ad of an incarnation of a member for which pick
+// holds by a copy changed by change, and returns how many it replaced.
+// Stored ads are not changed in place: readers hold them.
+func (s *Store) remark(member, incarnation string, pick func(*entry) bool, change func(*entry)) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var gone []*entry
+	var picked []*entry
 	s.each("", func(e *entry) bool {
-		if e.member == member && e.absent.IsZero() {
-			gone = append(gone, e)
+		if e.member == member && sameIncarnation(e.incarnation, incarnation) && pick(e) {
+			picked = append(picked, e)
 		}
 		return true
 	})
-	for _, e := range gone {
-		marked := *e // stored ads are not changed in place: readers hold them
-		marked.ad = e.ad.Clone()
-		marked.ad.Set(attr.Absent, ast.Bool(true))
-		marked.json = classad.AppendJSON(nil, marked.ad, false)
-		if marked.public != nil {
-			marked.public = classad.AppendJSON(nil, withoutSecrets(marked.ad), false)
+	for _, e := range picked {
+		c := *e
+		c.ad = e.ad.Clone()
+		change(&c)
+		c.json = classad.AppendJSON(nil, c.ad, false)
+		if c.public != nil {
+			c.public = classad.AppendJSON(nil, withoutSecrets(c.ad), false)
 		}
-		marked.absent = now
-		s.set(&marked)
+		s.set(&c)
 	}
-	return len(gone)
+	return len(picked)
 }
+
+// sameIncarnation reports whether two incarnations may be the same start:
+// an empty one (a daemon that does not say) matches any.
+func sameIncarnation(a, b string) bool { return a == "" || b == "" || a == b }
 
 // Stats returns counters: ads by type, updates and queries received.
 func (s *Store) Stats() (byType map[string]int, updates, queries int64) {

@@ -156,7 +156,7 @@ func TestInvalidate(t *testing.T) {
 func TestAbsentMembers(t *testing.T) {
 	s := NewStore(time.Hour)
 	s.Update(ads(t, `[ MyType = "Machine"; Name = "s1"; KiteMember = "startd@h1" ]`, `[ MyType = "Machine"; Name = "s2"; KiteMember = "startd@h2" ]`), nil, t0)
-	if n := s.MarkAbsent("startd@h1", t0); n != 1 {
+	if n := s.MarkAbsent("startd@h1", "", t0); n != 1 {
 		t.Fatalf("marked %d", n)
 	}
 	if got := names(s.Query("", nil, 0, false)); got != "s2" {

@@ -58,6 +58,9 @@ type Config struct {
 	Collector string
 	// Reload reads the configuration again for kite reconfig.
 	Reload func() (*config.Config, error)
+	// Loaded is the configuration the master started with: reconfig
+	// compares the one it reads with it (nil: no comparison).
+	Loaded *config.Config
 }
 
 // ConfigFrom takes the master's section of a host configuration.
@@ -69,6 +72,7 @@ func ConfigFrom(c *config.Config, command Command) Config {
 		BackoffConstant: m.BackoffConstant.Duration, BackoffCeiling: m.BackoffCeiling.Duration,
 		BackoffUnit: time.Second, BackoffFactor: m.BackoffFactor, RecoverAfter: m.RecoverAfter.Duration,
 		UpdateInterval: m.UpdateInterval.Duration, StopGrace: 40 * time.Second, Collector: c.Pool.Collector,
+		Loaded: c,
 	}
 }
 
@@ -95,6 +99,7 @@ type Server struct {
 	addr string
 	seq  int64
 	ctx  context.Context
+	conf *config.Config // as of the start or the last reconfig
 }
 
 // New returns a master; Run starts it.
@@ -106,7 +111,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		cfg.BackoffUnit = time.Second
 	}
 	s := &Server{env: env, cfg: cfg, log: env.Log.With("component", "master"), start: time.Now(),
-		ready: make(chan struct{}), quit: make(chan struct{}), dirty: make(chan struct{}, 1)}
+		ready: make(chan struct{}), quit: make(chan struct{}), dirty: make(chan struct{}, 1), conf: cfg.Loaded}
 	s.sup = &supervisor{
 		command: cfg.Command, logDir: cfg.LogDir, recover: cfg.RecoverAfter, stopGrace: cfg.StopGrace,
 		backoff:  backoff{constant: cfg.BackoffConstant, ceiling: cfg.BackoffCeiling, unit: cfg.BackoffUnit, factor: cfg.BackoffFactor},
@@ -260,11 +265,12 @@ func (s *Server) shutdown() {
 // mux builds the master's endpoints.
 func (s *Server) mux() *wire.Mux {
 	m := s.env.Mux()
+	m.SetMaxBody(64 << 10) // a command names a few daemons
 	m.Handle("GET "+wire.PathMasterDaemons, auth.Read, s.handleDaemons)
 	m.Handle("POST "+wire.PathMasterOn, auth.Administrator, s.command(s.on))
 	m.Handle("POST "+wire.PathMasterOff, auth.Administrator, s.command(s.off))
 	m.Handle("POST "+wire.PathMasterRestart, auth.Administrator, s.command(s.restart))
-	m.Handle("POST "+wire.PathMasterReconfig, auth.Administrator, s.command(s.reconfig))
+	m.Handle("POST "+wire.PathMasterReconfig, auth.Administrator, s.handleReconfig)
 	metrics.Serve(m, s.reg)
 	return m
 }
@@ -345,19 +351,38 @@ func (s *Server) restart(in wire.MasterCommand) error {
 	return nil
 }
 
+// handleReconfig is kite reconfig: its answer names the changed keys
+// that need a restart.
+func (s *Server) handleReconfig(ctx context.Context, r *wire.Request) (any, error) {
+	var keys []string
+	res, err := s.command(func(in wire.MasterCommand) (err error) {
+		keys, err = s.reconfig(in)
+		return err
+	})(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := res.(wire.MasterDaemons)
+	out.NeedRestart = keys
+	return out, nil
+}
+
 // reconfig reads the configuration again: daemons added to the host's
-// list start, removed ones stop, and the others get SIGHUP to reload.
-func (s *Server) reconfig(in wire.MasterCommand) error {
+// list start, removed ones stop, and the others get SIGHUP to reload. It
+// returns the keys changed since the start (or the last reconfig) that
+// the daemons of this host read only when they start.
+func (s *Server) reconfig(in wire.MasterCommand) ([]string, error) {
 	if s.cfg.Reload == nil {
-		return wire.Unavailable("this master cannot reload its configuration")
+		return nil, wire.Unavailable("this master cannot reload its configuration")
 	}
 	cfg, err := s.cfg.Reload()
 	if err != nil {
-		return wire.BadRequest("the configuration does not load: %v", err)
+		return nil, wire.BadRequest("the configuration does not load: %v", err)
 	}
 	want := cfg.Master.Daemons
 	s.mu.Lock()
-	ctx := s.ctx
+	ctx, old := s.ctx, s.conf
+	s.conf = cfg
 	s.mu.Unlock()
 	for _, k := range ordered(want, startOrder) {
 		if s.sup.get(k) == nil {
@@ -374,7 +399,19 @@ func (s *Server) reconfig(in wire.MasterCommand) error {
 			s.sup.hangup(k)
 		}
 	}
-	return nil
+	if old == nil {
+		return nil, nil
+	}
+	var restart []string
+	for _, key := range config.Changed(old, cfg) {
+		if d := config.Daemon(key); !config.AppliesLive(key) && (d == "" || d == "master" || slices.Contains(want, d)) {
+			restart = append(restart, key)
+		}
+	}
+	if len(restart) > 0 {
+		s.log.Warn("reconfig: changed keys apply only when their daemon restarts", "keys", restart)
+	}
+	return restart, nil
 }
 
 // name is the master's ad name.
@@ -405,6 +442,7 @@ func (s *Server) ad() *classad.Ad {
 	ad.Set(attr.Machine, ast.Str(s.host()))
 	ad.Set(attr.MyAddress, ast.Str(s.Addr()))
 	ad.Set(attr.Member, ast.Str(daemon.MemberName("master", s.Addr())))
+	ad.Set(attr.Incarnation, ast.Str(s.env.Incarnation()))
 	ad.Set(attr.KiteVersion, ast.Str(daemon.Version))
 	ad.Set(attr.DaemonStartTime, ast.Int(s.start.Unix()))
 	ad.Set(attr.UpdateSequence, ast.Int(seq))
@@ -435,11 +473,13 @@ func daemonAttr(kind string) string {
 func (s *Server) advertiseLoop(ctx context.Context, collectorBack <-chan struct{}) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
+	retry := &daemon.UpdateRetry{Log: s.log, What: "master ad", Interval: s.cfg.UpdateInterval}
 	for {
-		s.advertise(ctx)
+		again := retry.Done(s.advertise(ctx))
 		select {
 		case <-ctx.Done():
 			return
+		case <-again:
 		case <-t.C:
 		case <-collectorBack:
 		case <-s.dirty:
@@ -453,14 +493,17 @@ func (s *Server) advertiseLoop(ctx context.Context, collectorBack <-chan struct{
 	}
 }
 
-func (s *Server) advertise(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+// advertise sends the master ad and returns why the collector did not
+// take it (nil when ctx ended first: the master is stopping).
+func (s *Server) advertise(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	body := classad.AppendJSONArray(nil, []*classad.Ad{s.ad()})
 	var res wire.UpdateAdsResult
-	if err := s.env.Collector().CallRaw(ctx, "POST", wire.PathAds, body, &res); err != nil && ctx.Err() == nil {
-		s.log.Debug("advertising to the collector", "err", err)
+	if err := s.env.Collector().CallRaw(cctx, "POST", wire.PathAds, body, &res); err != nil && ctx.Err() == nil {
+		return err
 	}
+	return nil
 }
 
 func (s *Server) invalidateAd() {

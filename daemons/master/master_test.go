@@ -276,3 +276,35 @@ func TestReconfigSendsHangupAndFollowsTheList(t *testing.T) {
 			strings.Contains(j, "stop startd") && f.state("negotiator").State == wire.DaemonRunning
 	})
 }
+
+// A reconfig answers which changed keys the daemons apply only when they
+// restart: those of the daemons this master runs and of every daemon, not
+// the keys applied live (the concurrency limits) nor those of daemons
+// that run elsewhere (issue 15, finding 7).
+func TestReconfigNamesKeysThatNeedARestart(t *testing.T) {
+	started := pooltest.New(t).Config
+	started.Master.Daemons = []string{"schedd", "negotiator"}
+	reloaded := *started
+	reloaded.Schedd.Listen = "127.0.0.1:9999"
+	reloaded.Startd.Name = "elsewhere" // no startd on this host
+	reloaded.Log.Level = "debug"
+	reloaded.Negotiator.Limits = map[string]float64{"sw_a": 1}
+	f := startMaster(t, []string{"schedd", "negotiator"}, nil, func(c *master.Config) {
+		c.Loaded = started
+		c.Reload = func() (*config.Config, error) { return &reloaded, nil }
+	})
+	f.waitFor("daemons running", f.allRunning)
+	admin := f.p.Client("master:1", "root", auth.Administrator)
+	var res wire.MasterDaemons
+	if err := admin.Call(context.Background(), "POST", wire.PathMasterReconfig, wire.MasterCommand{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"log.level", "schedd.listen"}; !slices.Equal(res.NeedRestart, want) {
+		t.Errorf("need restart: %q, want %q", res.NeedRestart, want)
+	}
+	// The same configuration again: nothing changed since.
+	var again wire.MasterDaemons
+	if err := admin.Call(context.Background(), "POST", wire.PathMasterReconfig, wire.MasterCommand{}, &again); err != nil || len(again.NeedRestart) != 0 {
+		t.Errorf("second reconfig: %q %v", again.NeedRestart, err)
+	}
+}

@@ -61,6 +61,8 @@ type Accountant struct {
 	flushEvery time.Duration
 	flushed    time.Time
 	dirty      map[string]bool
+	// fault, in tests, fails writes as a full disk does.
+	fault func() error
 }
 
 // DefaultFlush is how often the accountant writes usage updates.
@@ -212,6 +214,11 @@ func (a *Accountant) save(users ...*Usage) error {
 		return nil
 	}
 	return a.db.Update(func(tx *bolt.Tx) error {
+		if a.fault != nil {
+			if err := a.fault(); err != nil {
+				return err
+			}
+		}
 		b := tx.Bucket(bucketUsers)
 		for _, u := range users {
 			v, err := json.Marshal(u)

@@ -35,11 +35,14 @@ func (s *Server) ad() *classad.Ad {
 	str(attr.Name, s.name())
 	str(attr.MyAddress, s.Addr())
 	str(attr.Member, daemon.MemberName("negotiator", s.Addr()))
+	str(attr.Incarnation, s.env.Incarnation())
 	str(attr.KiteVersion, daemon.Version)
 	ad.Set(attr.DaemonStartTime, ast.Int(s.start.Unix()))
 	ad.Set(attr.UpdateSequence, ast.Int(seq))
 	str("NegotiatorStrategy", s.cfg.Strategy)
 	num("NegotiatorInterval", s.cfg.Interval.Seconds())
+	pol := s.policy()
+	advertiseLimits(ad, pol.ConcurrencyLimits, pol.DefaultLimit)
 	if rep.Number == 0 {
 		return ad
 	}

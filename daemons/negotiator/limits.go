@@ -1,6 +1,8 @@
 package negotiator
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,4 +61,55 @@ func (m *market) limitsAllow(r *reqState) bool {
 		}
 	}
 	return true
+}
+
+// The negotiator advertises its concurrency limits, so that tools can
+// tell a job that asks for more of a limit than the pool has (it never
+// matches) from one that waits for its turn: KiteConcurrencyLimits holds
+// them as a job's ConcurrencyLimits does ("sw_a:1, sw_b:4", names in
+// lower case), KiteDefaultConcurrencyLimit the maximum of the others (0
+// or less: unlimited).
+const (
+	attrLimits       = "KiteConcurrencyLimits"
+	attrDefaultLimit = "KiteDefaultConcurrencyLimit"
+)
+
+// advertiseLimits sets the limits in the negotiator's ad.
+func advertiseLimits(ad *classad.Ad, byName map[string]float64, def float64) {
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n + ":" + strconv.FormatFloat(byName[n], 'g', -1, 64))
+	}
+	ad.Set(attrLimits, ast.Str(b.String()))
+	setNumber(ad, attrDefaultLimit, def)
+}
+
+// LimitShortfalls returns, for each concurrency limit a job asks for more
+// of than the limit's maximum, why the job never matches ("concurrency
+// limit sw_a: asks 2, the pool has 1"), given the negotiator's ad.
+func LimitShortfalls(job, negotiatorAd *classad.Ad) []string {
+	if negotiatorAd == nil || negotiatorAd.Index(attrLimits) < 0 {
+		return nil
+	}
+	p := Policy{ConcurrencyLimits: map[string]float64{}}
+	for _, l := range ParseLimits(stringAttr(negotiatorAd, attrLimits)) {
+		p.ConcurrencyLimits[l.name] = l.amount
+	}
+	v, _ := classad.EvalAttr(negotiatorAd, attrDefaultLimit, nil)
+	p.DefaultLimit, _ = v.NumberValue()
+	var out []string
+	for _, l := range jobLimits(job) {
+		if max := p.limitMax(l.name); max > 0 && l.amount > max {
+			out = append(out, fmt.Sprintf("concurrency limit %s: asks %g, the pool has %g", l.name, l.amount, max))
+		}
+	}
+	return out
 }

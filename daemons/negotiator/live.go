@@ -37,7 +37,9 @@ func (s *Server) Cycle(ctx context.Context) error {
 	}
 	s.pending.apply(&slots, limits, inUse, start)
 	if err := s.acct.Update(start, inUse); err != nil {
-		return fmt.Errorf("accountant: %w", err)
+		// A full disk: the usage stays in memory, written at a later cycle
+		// once there is room; matching does not wait for it.
+		s.log.Error("accountant not written; negotiating on, it is written once the disk has room", "err", err)
 	}
 	rep.Fetch = time.Since(t).Seconds()
 
@@ -48,7 +50,7 @@ func (s *Server) Cycle(ctx context.Context) error {
 		return nil
 	}
 	t = time.Now()
-	pol := s.cfg.Policy
+	pol := s.policy()
 	pol.Seed = rep.Seed
 	pol.Strategy = s.strategy
 	snap := &Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}

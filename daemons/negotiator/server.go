@@ -97,6 +97,13 @@ type Server struct {
 	addr   string
 	report wire.CycleReport
 	seq    int64
+	limits limits // concurrency limits, which reconfig changes live
+}
+
+// limits are the concurrency limits' maximums (see Policy).
+type limits struct {
+	byName       map[string]float64
+	defaultLimit float64
 }
 
 // New opens the accountant and returns a negotiator; Run starts it.
@@ -122,7 +129,35 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		now: now, start: now(), ready: make(chan struct{}), trigger: make(chan struct{}, 1),
 		pending: pendingMatches{ttl: 2 * cfg.Timeout, bySlot: map[string]*pendingMatch{}},
 		reg:     reg, metrics: newCycleMetrics(reg), strategy: strategy,
+		limits: limits{cfg.Policy.ConcurrencyLimits, cfg.Policy.DefaultLimit},
 	}, nil
+}
+
+// Reconfigure applies a configuration read again (kite reconfig): the
+// concurrency limits ([negotiator.limits], default_limit) hold from the
+// next cycle on. The negotiator's other keys are read at its start; the
+// master's answer to reconfig names those that changed.
+func (s *Server) Reconfigure(c *config.Config) error {
+	cfg, err := ConfigFrom(c)
+	if err != nil {
+		return fmt.Errorf("negotiator: %w", err)
+	}
+	s.mu.Lock()
+	s.limits = limits{cfg.Policy.ConcurrencyLimits, cfg.Policy.DefaultLimit}
+	s.mu.Unlock()
+	s.log.Info("reconfigured: concurrency limits", "limits", cfg.Policy.ConcurrencyLimits, "default_limit", cfg.Policy.DefaultLimit)
+	s.Reschedule() // jobs a new limit lets run need not wait for the interval
+	return nil
+}
+
+// policy returns the policy of the next cycle: the configured one with
+// the concurrency limits in force now.
+func (s *Server) policy() Policy {
+	p := s.cfg.Policy
+	s.mu.Lock()
+	p.ConcurrencyLimits, p.DefaultLimit = s.limits.byName, s.limits.defaultLimit
+	s.mu.Unlock()
+	return p
 }
 
 // Ready is closed once the negotiator serves requests.
@@ -225,12 +260,16 @@ func (s *Server) loop(ctx context.Context, collectorBack <-chan struct{}) {
 	}
 }
 
+// smallBody bounds the body of a request that carries a few fields.
+const smallBody = 64 << 10
+
 // Routes lists the negotiator's endpoints.
 func (s *Server) Routes() []wire.Route { return s.mux().Routes() }
 
 // mux builds the negotiator's endpoints.
 func (s *Server) mux() *wire.Mux {
 	m := s.env.Mux()
+	m.SetMaxBody(smallBody) // every request here is a few fields
 	m.Handle("POST "+wire.PathReschedule, auth.Write, s.handleReschedule)
 	m.Handle("GET "+wire.PathPriorities, auth.Read, s.handlePriorities)
 	m.Handle("POST "+wire.PathSetFactor, auth.Administrator, s.handleSetFactor)

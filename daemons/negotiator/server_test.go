@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/pooltest"
@@ -24,6 +25,7 @@ import (
 type fakeSchedd struct {
 	mu       sync.Mutex
 	idle     map[string]int // submitter → idle jobs
+	limits   string         // the jobs' ConcurrencyLimits ("": none)
 	queries  []wire.RequestsQuery
 	matches  []wire.Match
 	received chan struct{}
@@ -47,6 +49,9 @@ func startSchedd(t *testing.T, p *pooltest.Pool, addr string, idle map[string]in
 		}
 		ad, _ := classad.Parse(fmt.Sprintf(`[MyType="Job"; Owner=%q; User=%q; RequestCpus=1; RequestMemory=512; RequestDisk=100;
 			Requirements = TARGET.Memory >= RequestMemory]`, q.Submitter, q.Submitter))
+		if f.limits != "" {
+			ad.Set("ConcurrencyLimits", ast.Str(f.limits))
+		}
 		return wire.ResourceRequests{Requests: []wire.ResourceRequest{{ID: "ac1", Count: n, Ad: ad}}}, nil
 	})
 	m.Handle("POST "+wire.PathMatches, auth.Daemon, func(ctx context.Context, r *wire.Request) (any, error) {

@@ -3,9 +3,9 @@ package schedd
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
-	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/daemons/schedd/userlog"
@@ -36,14 +36,31 @@ type chosen struct {
 
 // choose applies a selection inside a transaction.
 func choose(tx *queue.Tx, sel *selection, caller auth.Identity) chosen {
+	out, _, _ := chooseFrom(tx, sel, caller, queue.JobID{}, math.MaxInt)
+	return out
+}
+
+// chooseFrom applies a selection inside a transaction to the jobs from id
+// from on, until it has chosen limit jobs (or looked at eight times as
+// many). It returns the id to go on from and whether jobs may be left.
+func chooseFrom(tx *queue.Tx, sel *selection, caller auth.Identity, from queue.JobID, limit int) (chosen, queue.JobID, bool) {
 	var out chosen
 	var m queue.Materializer
 	r := tx.Reader()
+	looked := 0
 	for c := range sel.clusters(r) {
-		if len(sel.owners) > 0 && !contains(sel.owners, c.Owner) {
+		if c.ID < from.Cluster || len(sel.owners) > 0 && !contains(sel.owners, c.Owner) {
 			continue
 		}
-		for j := range c.Jobs {
+		start := int64(0)
+		if c.ID == from.Cluster {
+			start = from.Proc
+		}
+		for j := range c.JobsFrom(start) {
+			if len(out.jobs) >= limit || looked/8 >= limit {
+				return out, j.ID, true
+			}
+			looked++
 			if !sel.picks(j) {
 				continue
 			}
@@ -61,15 +78,21 @@ func choose(tx *queue.Tx, sel *selection, caller auth.Identity) chosen {
 			out.jobs = append(out.jobs, j)
 		}
 	}
-	return out
+	return out, queue.JobID{}, false
 }
+
+// actBatch is how many jobs one transaction of rm, hold or release
+// changes at most. Each batch is durable on its own, with its events: a
+// change of a million jobs needs memory for two batches (one staged
+// while the other commits), and lets other changes and a stop in between.
+const actBatch = 5_000
 
 func (s *Server) handleAct(ctx context.Context, r *wire.Request) (any, error) {
 	var a wire.Act
 	if err := r.Decode(&a); err != nil {
 		return nil, err
 	}
-	sel, err := compileSelection(a.JobSelection)
+	sel, err := s.compileSelection(a.JobSelection)
 	if err != nil {
 		return nil, err
 	}
@@ -93,26 +116,81 @@ func (s *Server) handleAct(ctx context.Context, r *wire.Request) (any, error) {
 	default:
 		return nil, wire.BadRequest("unknown action %q (remove, hold or release)", a.Action)
 	}
-	var res wire.ActResult
-	err = s.q.Update(func(tx *queue.Tx) error {
-		ch := choose(tx, sel, r.Caller)
-		res = wire.ActResult{Matched: ch.matched, Denied: ch.denied}
-		ev := s.newEvents()
-		for _, j := range ch.jobs {
-			if act(tx, j, ev) {
-				res.Changed++
-			}
-		}
-		ev.after(tx)
-		return nil
-	})
-	if err != nil {
-		return nil, wire.Unavailable("%v", err)
-	}
+	res, err := s.actBatches(sel, r.Caller, act)
 	if res.Changed > 0 {
 		s.kickAds()
 	}
+	if err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// actBatches applies act to the jobs a selection picks, actBatch jobs a
+// transaction, each durable on its own; the next batch is chosen and
+// changed while the last one commits. A schedd that stops meanwhile stops
+// between batches, as a failed commit does: the jobs changed so far stay
+// changed, the rest are not, and the error says how many changed so that
+// the command may be given again for the rest.
+func (s *Server) actBatches(sel *selection, caller auth.Identity, act func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool) (wire.ActResult, error) {
+	var res, staged wire.ActResult
+	wait := func() error { return nil } // the staged batch's commit
+	settle := func() error {
+		err := wait()
+		if err == nil {
+			res.Matched += staged.Matched
+			res.Denied += staged.Denied
+			res.Changed += staged.Changed
+		}
+		wait, staged = func() error { return nil }, wire.ActResult{}
+		return err
+	}
+	stopping := s.background()
+	for from, more, n := (queue.JobID{}), true, 0; more; n++ {
+		if n > 0 && stopping.Err() != nil {
+			if err := settle(); err != nil {
+				return res, s.actFailed(err, res)
+			}
+			return res, wire.Unavailable("the schedd is stopping: %d of the jobs changed before it stopped; give the command again for the rest", res.Changed)
+		}
+		var batch wire.ActResult
+		next, err := s.q.Stage(func(tx *queue.Tx) error {
+			var ch chosen
+			ch, from, more = chooseFrom(tx, sel, caller, from, s.cfg.actBatch)
+			batch = wire.ActResult{Matched: ch.matched, Denied: ch.denied}
+			ev := s.newEvents().sized(len(ch.jobs))
+			for _, j := range ch.jobs {
+				if act(tx, j, ev) {
+					batch.Changed++
+				}
+			}
+			ev.after(tx)
+			return nil
+		})
+		if err == nil {
+			err = settle()
+		}
+		if err != nil {
+			if next != nil {
+				next() // failed with the one before it
+			}
+			return res, s.actFailed(err, res)
+		}
+		wait, staged = next, batch
+	}
+	if err := settle(); err != nil {
+		return res, s.actFailed(err, res)
+	}
+	return res, nil
+}
+
+// actFailed is the error of an rm, hold or release whose commit failed
+// after res had changed jobs.
+func (s *Server) actFailed(err error, res wire.ActResult) error {
+	if res.Changed > 0 {
+		return wire.Unavailable("%v (%d of the jobs changed before; give the command again for the rest)", err, res.Changed)
+	}
+	return wire.Unavailable("%v", err)
 }
 
 // remove takes a job out of the queue (an aborted event); a running job's
@@ -178,26 +256,12 @@ func (s *Server) release(tx *queue.Tx, j *queue.Job, reason string, ev *eventBat
 	return true
 }
 
-// protected are the attributes qedit may not set: the schedd keeps them.
-var protected = map[string]bool{}
-
-func init() {
-	for _, n := range []string{
-		attr.ClusterID, attr.ProcID, attr.Owner, attr.User, attr.JobStatus, attr.LastJobStatus,
-		attr.EnteredCurrentStatus, attr.QDate, attr.MyType, attr.TargetType, attr.GlobalJobID,
-		attr.JobUniverse, attr.RemoteHost, attr.JobStartDate, attr.JobCurrentStartDate,
-		attr.NumJobStarts, attr.CompletionDate, attr.AutoClusterID, attrClaimID, attrStartdAddr,
-	} {
-		protected[ast.Lower(n)] = true
-	}
-}
-
 func (s *Server) handleEdit(ctx context.Context, r *wire.Request) (any, error) {
 	var e wire.Edit
 	if err := r.Decode(&e); err != nil {
 		return nil, err
 	}
-	sel, err := compileSelection(e.JobSelection)
+	sel, err := s.compileSelection(e.JobSelection)
 	if err != nil {
 		return nil, err
 	}
@@ -217,10 +281,10 @@ func (s *Server) handleEdit(ctx context.Context, r *wire.Request) (any, error) {
 		if !ast.IsPlainName(n) {
 			return nil, wire.BadRequest("edit: %q is not an attribute name", n)
 		}
-		if protected[ast.Lower(n)] {
-			return nil, wire.BadRequest("edit: %s is kept by the schedd and cannot be set", n)
+		if why := mayEdit(n, r.Caller.Allows(auth.Administrator)); why != "" {
+			return nil, wire.Forbidden("edit: %s", why)
 		}
-		x, err := classad.ParseExpr(e.Attrs[n], classad.Filename(n))
+		x, err := s.exprLimits().Parse(n, e.Attrs[n])
 		if err != nil {
 			return nil, wire.BadRequest("edit: %v", err)
 		}

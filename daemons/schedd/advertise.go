@@ -2,6 +2,7 @@ package schedd
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sort"
 	"strings"
@@ -19,21 +20,27 @@ import (
 // collector: soon after a change (changes within UpdateDelay make one
 // update) and every UpdateInterval. After an update that shows idle jobs
 // it pokes the negotiator, so that new work starts without waiting for the
-// next cycle. A restarted collector gets the ads at once.
+// next cycle. A restarted collector gets the ads at once, and an update
+// that failed is tried again within seconds.
 func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
 	var seq int64 = 1
 	sent := map[string]bool{} // submitter ads at the collector
-	if s.sendAds(ctx, seq, sent) > 0 {
+	retry := &daemon.UpdateRetry{Log: s.log, What: "schedd and submitter ads", Interval: s.cfg.UpdateInterval}
+	idle, err := s.sendAds(ctx, seq, sent)
+	if idle > 0 {
 		s.env.Reschedule(ctx) // jobs left idle by the last run
 	}
+	again := retry.Done(err)
 	for {
 		poke := false
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-again:
+			poke = true
 		case <-collectorBack:
 			poke = true
 		case <-s.kick:
@@ -51,7 +58,8 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 			drain(s.q.Changed())
 		}
 		seq++
-		idle := s.sendAds(ctx, seq, sent)
+		idle, err := s.sendAds(ctx, seq, sent)
+		again = retry.Done(err)
 		if poke && idle > 0 {
 			s.env.Reschedule(ctx)
 		}
@@ -66,8 +74,9 @@ func drain(c <-chan struct{}) {
 }
 
 // sendAds sends the ads and invalidates those of submitters that left.
-// It returns the number of idle jobs.
-func (s *Server) sendAds(ctx context.Context, seq int64, sent map[string]bool) int {
+// It returns the number of idle jobs, and why the collector did not take
+// the update.
+func (s *Server) sendAds(ctx context.Context, seq int64, sent map[string]bool) (int, error) {
 	per, all := map[string]queue.Counts{}, queue.Counts{}
 	s.q.Read(func(r *queue.Reader) { per, all = r.SubmitterCounts() })
 	ads := []*classad.Ad{s.scheddAd(seq, all)}
@@ -90,8 +99,7 @@ func (s *Server) sendAds(ctx context.Context, seq int64, sent map[string]bool) i
 	defer cancel()
 	body := classad.AppendJSONArray(nil, ads)
 	if err := s.env.Collector().CallRaw(cctx, "POST", wire.PathAds, body, nil); err != nil {
-		s.log.Debug("advertising to the collector", "err", err)
-		return all.Idle
+		return all.Idle, fmt.Errorf("advertising: %w", err)
 	}
 	var gone []string
 	for n := range sent {
@@ -102,15 +110,14 @@ func (s *Server) sendAds(ctx context.Context, seq int64, sent map[string]bool) i
 	if len(gone) > 0 {
 		inv := wire.Invalidate{Type: attr.TypeSubmitter, Names: gone}
 		if err := s.env.Collector().Call(cctx, "POST", wire.PathInvalidate, inv, nil); err != nil {
-			s.log.Debug("invalidating submitter ads", "err", err)
-			return all.Idle
+			return all.Idle, fmt.Errorf("invalidating the ads of submitters gone: %w", err)
 		}
 	}
 	clear(sent)
 	for n := range now {
 		sent[n] = true
 	}
-	return all.Idle
+	return all.Idle, nil
 }
 
 // common sets what every ad of the schedd carries.
@@ -127,6 +134,7 @@ func (s *Server) common(ad *classad.Ad, typ, name string, seq int64) {
 	ad.Set(attr.KiteVersion, ast.Str(daemon.Version))
 	if s.env.Config != nil && s.env.Config.Membership.Enabled {
 		ad.Set(attr.Member, ast.Str(daemon.MemberName("schedd", addr)))
+		ad.Set(attr.Incarnation, ast.Str(s.env.Incarnation()))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/pooltest"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -122,7 +123,9 @@ func TestSurvivesSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := "[pool]\nname = \"crash\"\ncollector = \"127.0.0.1:1\"\nsigning_key = \"pool.key\"\npublic_key = \"pool.pub\"\nstate_dir = \"state\"\n" +
-		"[schedd]\nlisten = \"127.0.0.1:0\"\nname = \"crashy\"\n[membership]\nenabled = false\n[log]\nlevel = \"warn\"\n"
+		"[schedd]\nlisten = \"127.0.0.1:0\"\nname = \"crashy\"\n" +
+		fmt.Sprintf("identity_map = [%q]\n", ".* "+pooltest.SelfAccount(t)) +
+		"[membership]\nenabled = false\n[log]\nlevel = \"warn\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "kite.toml"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}

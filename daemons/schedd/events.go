@@ -11,14 +11,18 @@ import (
 
 // eventBatch gathers the user log events of one queue transaction,
 // formatted as they are added and written once the transaction commits, in
-// commit order, one write per log file.
+// commit order, one write per log file and owner. Each log is written as
+// its job's owner: a log the owner could not write is not written.
 type eventBatch struct {
 	s     *Server
 	f     userlog.Formatter
-	bufs  map[string][]byte
-	order []string
+	bufs  map[logKey][]byte
+	order []logKey
 	hint  int
 }
+
+// logKey is one log file as one account writes it.
+type logKey struct{ account, path string }
 
 func (s *Server) newEvents() *eventBatch {
 	return &eventBatch{s: s, f: userlog.Formatter{Options: s.events.Options}}
@@ -36,19 +40,20 @@ func (b *eventBatch) add(v *queue.View, ev userlog.Event) {
 	if path == "" {
 		return
 	}
+	key := logKey{jobAccount(v), path}
 	ev.Job = userlog.JobID{Cluster: v.ID.Cluster, Proc: v.ID.Proc}
 	if ev.Time.IsZero() {
 		ev.Time = b.s.now().Truncate(time.Second)
 	}
 	if b.bufs == nil {
-		b.bufs = map[string][]byte{}
+		b.bufs = map[logKey][]byte{}
 	}
-	buf, ok := b.bufs[path]
+	buf, ok := b.bufs[key]
 	if !ok {
-		b.order = append(b.order, path)
+		b.order = append(b.order, key)
 		buf = make([]byte, 0, max(b.hint, 1)*128)
 	}
-	b.bufs[path] = b.f.Append(buf, &ev)
+	b.bufs[key] = b.f.Append(buf, &ev)
 }
 
 // after writes the events once tx commits. A log that cannot be written
@@ -60,11 +65,12 @@ func (b *eventBatch) after(tx *queue.Tx) {
 	tx.AfterCommit(b.write)
 }
 
-// write writes the events, one write per log.
+// write writes the events, one write per log, each as its owner.
 func (b *eventBatch) write() {
-	for _, path := range b.order {
-		if err := b.s.events.Write(path, b.bufs[path]); err != nil {
-			b.s.log.Warn("job event log not written", "log", path, "err", err)
+	for _, k := range b.order {
+		err := b.s.ids.Do(k.account, func() error { return b.s.events.Write(k.path, b.bufs[k]) })
+		if err != nil {
+			b.s.log.Warn("job event log not written", "log", k.path, "as", k.account, "err", err)
 		}
 	}
 }

@@ -27,7 +27,7 @@ func testConfig(t testing.TB) Config {
 	return Config{
 		Listen: "schedd:0", Name: "schedd@test", Spool: t.TempDir(), UIDDomain: "test.org",
 		PeriodicInterval: time.Hour, UpdateInterval: time.Hour, UpdateDelay: 5 * time.Millisecond,
-		ClaimLease: time.Minute, MaxBodyBytes: 64 << 20,
+		ClaimLease: time.Minute, MaxBodyBytes: 64 << 20, IdentityMap: pooltest.IdentityMap(t),
 	}
 }
 

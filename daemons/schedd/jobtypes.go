@@ -3,6 +3,7 @@ package schedd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -145,6 +146,12 @@ func (t *jobTypes) completed(tx *queue.Tx, j *queue.Job) {
 		rec = &typeRecord{}
 		t.recs[name] = rec
 	}
+	before := typeRecord{JobType: reliability.JobType{Runtimes: slices.Clone(rec.Runtimes)}, Done: rec.Done}
+	tx.OnRollback(func() { // the job did not complete after all
+		t.mu.Lock()
+		*rec = before
+		t.mu.Unlock()
+	})
 	rec.JobType.Done(lastRuntime(ad))
 	rec.Done++
 	t.store(tx, name, rec)

@@ -3,6 +3,7 @@ package schedd
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/kite-sched/kite/classad"
@@ -13,8 +14,8 @@ import (
 
 // HTCondor's match-time substitution: a submit file may write $$(Attr),
 // $$(Attr:default) or $$([expression]) in a value, to be replaced by the
-// matched slot's attribute (or the expression evaluated with the slot as
-// MY and the job as TARGET) when the job starts there. The schedd
+// matched slot's attribute (or the expression evaluated with the job as
+// MY and the slot as TARGET) when the job starts there. The schedd
 // substitutes in the job ad it sends with the activation; the queue keeps
 // the job as submitted, so a job that runs again elsewhere is substituted
 // again.
@@ -91,7 +92,14 @@ func matchValue(body string, job, slot *classad.Ad) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("$$(%s): %w", body, err)
 	}
-	v, _ := classad.Eval(prog, slot, job)
+	// $$(Attr) is the slot's attribute; $$([expression]) is evaluated
+	// with the job as MY and the slot as TARGET (condor_submit's manual:
+	// $$([TARGET.Memory * 0.9])).
+	my, target := slot, job
+	if strings.HasPrefix(body, "[") {
+		my, target = job, slot
+	}
+	v, _ := classad.Eval(prog, my, target)
 	switch {
 	case v.IsUndefined() || v.IsError():
 		if hasDef {
@@ -102,7 +110,21 @@ func matchValue(body string, job, slot *classad.Ad) (string, error) {
 	if s, ok := v.StringValue(); ok {
 		return s, nil
 	}
+	if f, ok := v.RealValue(); ok {
+		return formatReal(f), nil
+	}
 	return v.String(), nil
+}
+
+// formatReal writes a real as HTCondor substitutes it: 15 significant
+// digits, 3686.4 rather than 3.686400000000000E+03, and a point kept in
+// a whole number (2048.0).
+func formatReal(f float64) string {
+	s := strconv.FormatFloat(f, 'G', 15, 64)
+	if !strings.ContainsAny(s, ".EIN") {
+		s += ".0"
+	}
+	return s
 }
 
 // holdUnexpandable holds a job whose $$() references the slot cannot

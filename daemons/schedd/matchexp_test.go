@@ -19,7 +19,12 @@ func TestExpandMatch(t *testing.T) {
 		{"arch=$$(arch)", "arch=X86_64", ""}, // names are case-insensitive
 		{"gpu=$$(HasGPU:none)", "gpu=none", ""},
 		{"half=$$([Memory / 2])", "half=2048", ""},
-		{"who=$$([TARGET.Owner])", "who=alice", ""},
+		{"who=$$([MY.Owner])", "who=alice", ""},
+		{"who=$$([Owner])", "who=alice", ""}, // the job's first, as MY
+		// condor_submit's manual: the slot is TARGET.
+		{"mem=$$([TARGET.Memory * 0.9])", "mem=3686.4", ""},
+		{"mem=$$([int(TARGET.Memory * 0.9)])", "mem=3686", ""},
+		{"half=$$([TARGET.Memory / 2.0])", "half=2048.0", ""},
 		{"$$(Missing)", "", "$$(Missing) has no value on slot slot1@host"},
 		{"$$(Machine", "", "unterminated"},
 		{"$$([1 +])", "", "$$([1 +])"},

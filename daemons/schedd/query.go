@@ -30,7 +30,7 @@ type selection struct {
 	constraint *classad.Program
 }
 
-func compileSelection(js wire.JobSelection) (*selection, error) {
+func (s *Server) compileSelection(js wire.JobSelection) (*selection, error) {
 	sel := &selection{owners: js.Owners}
 	for _, s := range js.IDs {
 		id, err := queue.ParseSelector(s)
@@ -40,9 +40,9 @@ func compileSelection(js wire.JobSelection) (*selection, error) {
 		sel.ids = append(sel.ids, id)
 	}
 	if js.Constraint != "" {
-		p, err := classad.Compile(js.Constraint, classad.Filename("constraint"))
+		p, err := s.exprLimits().Compile("constraint", js.Constraint)
 		if err != nil {
-			return nil, wire.BadRequest("%v", err)
+			return nil, err
 		}
 		sel.constraint = p
 	}
@@ -134,8 +134,11 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	if q.Limit < 0 {
 		return wire.BadRequest("query: limit must not be negative")
 	}
-	sel, err := compileSelection(q.JobSelection)
+	sel, err := s.compileSelection(q.JobSelection)
 	if err != nil {
+		return err
+	}
+	if err := s.exprLimits().Names("projection", q.Projection); err != nil {
 		return err
 	}
 	views := s.views(sel)
@@ -190,7 +193,7 @@ func (s *Server) handleHistory(ctx context.Context, r *wire.Request, out *wire.S
 	if q.Limit < 0 {
 		return wire.BadRequest("history: limit must not be negative")
 	}
-	sel, err := compileSelection(wire.JobSelection{IDs: q.IDs, Owners: q.Owners, Constraint: q.Constraint})
+	sel, err := s.compileSelection(wire.JobSelection{IDs: q.IDs, Owners: q.Owners, Constraint: q.Constraint})
 	if err != nil {
 		return err
 	}

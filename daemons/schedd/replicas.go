@@ -60,13 +60,6 @@ const replicaPrefix = "r"
 // each: a secret, never shown to tools.
 const attrReplicaClaims = "KiteReplicaClaims"
 
-func init() {
-	// What replication and lost machines record, qedit may not set.
-	for _, n := range []string{attr.KiteAborts, attr.KiteReplicaRuns, attr.KiteWinner, attr.KiteWinnerInstance, attrReplicaClaims} {
-		protected[ast.Lower(n)] = true
-	}
-}
-
 // replicaOffer is a job of a replica request: how many extra instances
 // it may have.
 type replicaOffer struct {

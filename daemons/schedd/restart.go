@@ -3,6 +3,7 @@ package schedd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"time"
 
@@ -36,6 +37,111 @@ const reconnectTimeout = 2 * time.Second
 
 // recover reconnects or requeues the jobs that were running.
 func (s *Server) recover() error {
+	olds := s.runningJobs(func(queue.JobID, string) bool { return true })
+	if len(olds) == 0 {
+		return nil
+	}
+	answered, kept := s.settle(olds)
+	if err := s.requeueOlds(answered, kept); err != nil {
+		// A full disk: the jobs stay running in the queue (nothing starts
+		// them again) until the requeue can be written; the schedd serves
+		// meanwhile rather than stop and restart in a loop.
+		s.log.Error("the jobs found running stay so until the job queue can be written", "err", err)
+		s.goBackground(func(ctx context.Context) {
+			t := time.NewTicker(s.cfg.requeueRetry)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+				if s.requeueOlds(answered, kept) == nil {
+					s.log.Info("the jobs found running at the restart are requeued")
+					return
+				}
+			}
+		})
+	}
+	return nil
+}
+
+// settle asks the startds of jobs found running whether they still run
+// them. It returns the jobs whose startd answered, with the claims of
+// those it still runs (taken on again), for requeueOlds to commit; the
+// jobs whose startd could not be reached stay running, and are asked
+// about again in the background until their claim's lease would be over
+// (awaitStartds): a startd restarting (by its master, or with the whole
+// pool) answers within it, naming a job that ended while the schedd was
+// away, whose end it still holds.
+func (s *Server) settle(olds []runningJob) (answered []runningJob, kept map[queue.JobID]*claim) {
+	kept, unsure := s.reattach(olds)
+	var waiting []runningJob
+	for _, o := range olds {
+		if unsure[o.id] {
+			waiting = append(waiting, o)
+		} else {
+			answered = append(answered, o)
+		}
+	}
+	if len(waiting) > 0 {
+		r := s.jobs
+		r.mu.Lock()
+		for _, o := range waiting {
+			r.awaiting[o.id] = true
+		}
+		r.mu.Unlock()
+		s.log.Info("asking again the startds that do not answer for their running jobs", "jobs", len(waiting))
+		deadline := s.now().Add(s.cfg.ClaimLease)
+		s.goBackground(func(ctx context.Context) { s.awaitStartds(ctx, waiting, deadline) })
+	}
+	return answered, kept
+}
+
+// awaitStartds asks the startds of jobs again until each answers or the
+// deadline passes; a job whose startd never answered goes back to idle,
+// its claim's lease then over at the startd too.
+func (s *Server) awaitStartds(ctx context.Context, waiting []runningJob, deadline time.Time) {
+	wait := 250 * time.Millisecond
+	for len(waiting) > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+		last := !s.now().Before(deadline)
+		kept, unsure := s.reattach(waiting)
+		var answered, still []runningJob
+		for _, o := range waiting {
+			if unsure[o.id] && !last {
+				still = append(still, o)
+			} else {
+				answered = append(answered, o)
+			}
+		}
+		if len(answered) == 0 {
+			continue
+		}
+		for s.requeueOlds(answered, kept) != nil {
+			select { // a full disk: try again
+			case <-ctx.Done():
+				return
+			case <-time.After(s.cfg.requeueRetry):
+			}
+		}
+		r := s.jobs
+		r.mu.Lock()
+		for _, o := range answered {
+			delete(r.awaiting, o.id)
+		}
+		r.mu.Unlock()
+		waiting = still
+	}
+}
+
+// runningJobs returns the jobs the queue has running that keep says to.
+func (s *Server) runningJobs(keep func(id queue.JobID, claim string) bool) []runningJob {
 	var olds []runningJob
 	s.q.Read(func(r *queue.Reader) {
 		for c := range r.Clusters {
@@ -44,15 +150,90 @@ func (s *Server) recover() error {
 					continue
 				}
 				v := j.View()
-				olds = append(olds, runningJob{id: j.ID, claim: stringAttr(&v, attrClaimID), startd: stringAttr(&v, attrStartdAddr),
-					slot: stringAttr(&v, attr.RemoteHost), owner: v.Submitter, replicas: replicaClaims(&v)})
+				o := runningJob{id: j.ID, claim: stringAttr(&v, attrClaimID), startd: stringAttr(&v, attrStartdAddr),
+					slot: stringAttr(&v, attr.RemoteHost), owner: v.Submitter, replicas: replicaClaims(&v)}
+				if keep(o.id, o.claim) {
+					olds = append(olds, o)
+				}
 			}
 		}
 	})
-	if len(olds) == 0 {
-		return nil
+	return olds
+}
+
+// reattach asks the startds which of the jobs found running they still
+// run, and takes those claims on again; unsure are the jobs whose startd
+// could not be reached.
+func (s *Server) reattach(olds []runningJob) (kept map[queue.JobID]*claim, unsure map[queue.JobID]bool) {
+	kept, unsure = s.reconnect(olds)
+	r := s.jobs
+	r.mu.Lock()
+	for id, c := range kept {
+		r.claims[c.id] = c
+		r.byJob[id] = c
+		r.running++
 	}
-	kept := s.reconnect(olds)
+	r.mu.Unlock()
+	if len(kept) > 0 {
+		s.log.Info("reconnected to running jobs", "jobs", len(kept))
+	}
+	return kept, unsure
+}
+
+// A change that could not be written (a full disk) may leave a job
+// Running in the queue with no claim behind it: its requeue, or its
+// start's undoing, was refused. Once the queue takes commits again, the
+// schedd settles such orphans as a restart settles every running job:
+// reconnected where their startd still runs them (or still holds their
+// last event), else back to idle.
+
+// settleOrphans watches the queue's failed commits and, after some, once
+// a commit succeeds again, settles the jobs left running with no claim.
+func (s *Server) settleOrphans(ctx context.Context) {
+	t := time.NewTicker(s.cfg.requeueRetry)
+	defer t.Stop()
+	var settled int64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		failures := s.q.Failures()
+		if failures == settled {
+			continue
+		}
+		if orphans := s.runningJobs(s.jobs.unclaimed); len(orphans) > 0 {
+			s.log.Info("settling jobs left running by changes the queue could not write", "jobs", len(orphans))
+			if err := s.requeueOlds(s.settle(orphans)); err != nil {
+				continue // the next tick tries again
+			}
+		}
+		settled = failures
+	}
+}
+
+// reconnecting reports whether a job's startd is being asked again
+// whether it still runs the job.
+func (r *runs) reconnecting(id queue.JobID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.awaiting[id]
+}
+
+// unclaimed reports whether a running job has no claim here: neither its
+// claim nor the job is known.
+func (r *runs) unclaimed(id queue.JobID, claimID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, claimed := r.claims[claimID]
+	return !claimed && r.byJob[id] == nil && !r.awaiting[id]
+}
+
+// requeueOlds commits the restart's verdict on the jobs found running:
+// reconnected events for those kept, the others back to idle (their
+// claims then vacated).
+func (s *Server) requeueOlds(olds []runningJob, kept map[queue.JobID]*claim) error {
 	var lost []runningJob
 	err := s.q.Update(func(tx *queue.Tx) error {
 		ev := s.newEvents()
@@ -75,25 +256,16 @@ func (s *Server) recover() error {
 	if err != nil {
 		return err
 	}
-	r := s.jobs
-	r.mu.Lock()
-	for id, c := range kept {
-		r.claims[c.id] = c
-		r.byJob[id] = c
-		r.running++
-	}
-	r.mu.Unlock()
-	if len(kept) > 0 {
-		s.log.Info("reconnected to running jobs", "jobs", len(kept))
-	}
 	s.vacateLost(lost)
 	return nil
 }
 
 // reconnect asks the startds, several at once, whether the jobs' claims
-// still run them, and returns the claims of those that do.
-func (s *Server) reconnect(olds []runningJob) map[queue.JobID]*claim {
+// still run them, and returns the claims of those that do; unsure are the
+// jobs whose startd could not be reached (or failed to answer).
+func (s *Server) reconnect(olds []runningJob) (map[queue.JobID]*claim, map[queue.JobID]bool) {
 	kept := map[queue.JobID]*claim{}
+	unsure := map[queue.JobID]bool{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 32)
@@ -108,6 +280,13 @@ func (s *Server) reconnect(olds []runningJob) map[queue.JobID]*claim {
 			defer cancel()
 			var res wire.AliveResult
 			err := s.env.Connector().Client(o.startd).Call(ctx, "POST", wire.PathAlive, wire.ClaimRef{ClaimID: o.claim}, &res)
+			var we *wire.Error
+			if err != nil && (!errors.As(err, &we) || we.Status >= 500) {
+				mu.Lock()
+				unsure[o.id] = true
+				mu.Unlock()
+				return
+			}
 			if err != nil || res.Job != o.id.String() {
 				return
 			}
@@ -119,7 +298,7 @@ func (s *Server) reconnect(olds []runningJob) map[queue.JobID]*claim {
 		})
 	}
 	wg.Wait()
-	return kept
+	return kept, unsure
 }
 
 // slotAd asks the collector for a slot's ad, so that a reconnected claim

@@ -362,3 +362,39 @@ func (h *harness) matchFirst(t *testing.T, startd *fakeStartd) string {
 	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
 	return startd.next(t)
 }
+
+// A restarted schedd whose running job's startd does not answer yet (it
+// is restarting too) keeps the job running and asks again, as HTCondor's
+// schedd waits out the job's lease before it gives a job up: the startd
+// comes back naming the job (whose end it still holds), and the job is
+// reconnected, not run a second time.
+func TestRestartWaitsForAStartdComingBack(t *testing.T) {
+	p := pooltest.New(t)
+	startd := newFakeStartd(t, p)
+	cfg := testConfig(t)
+	h := startSchedd(t, p, cfg)
+	dir := t.TempDir()
+	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue\n")
+	claim, _, _ := strings.Cut(h.matchFirst(t, startd), " ")
+	h.stop()
+	startd.mu.Lock()
+	startd.dead = true
+	startd.mu.Unlock()
+	h = startSchedd(t, p, cfg)
+	if got := h.status(t, "1.0"); got != "2" {
+		t.Fatalf("with its startd away the job is %s, want still running (2)", got)
+	}
+	startd.mu.Lock()
+	startd.dead = false
+	startd.running = map[string]string{claim: "1.0"}
+	startd.mu.Unlock()
+	eventually(t, "the reconnected event", func() bool { return strings.HasSuffix(readLog(t, dir+"/job.log"), "023 1.0") })
+	if got := h.status(t, "1.0"); got != "2" {
+		t.Errorf("the reconnected job is %s, want running (2)", got)
+	}
+	startd.mu.Lock()
+	defer startd.mu.Unlock()
+	if len(startd.vacated) != 0 {
+		t.Errorf("the reconnected job's claim was vacated: %v", startd.vacated)
+	}
+}

@@ -50,6 +50,18 @@ type claim struct {
 	// (replicas.go); started is when its process began.
 	replica int
 	started time.Time
+	// limits are the concurrency limits of the job the negotiator matched
+	// the claim for (limitsKey): it runs next only jobs with the same,
+	// since the negotiator counted those and no others.
+	limits string
+}
+
+// limitsKey is a job's ConcurrencyLimits, in lower case without blanks,
+// to compare two jobs' limits.
+func limitsKey(job *classad.Ad) string {
+	v, _ := classad.EvalAttr(job, attr.ConcurrencyLimit, nil)
+	s, _ := v.StringValue()
+	return strings.ToLower(strings.Join(strings.Fields(s), ""))
 }
 
 // runs is the schedd's claims and the jobs being matched.
@@ -60,6 +72,7 @@ type runs struct {
 	byJob    map[queue.JobID]*claim
 	reserved map[queue.JobID]bool      // idle jobs picked for a match, being claimed
 	blocked  map[queue.JobID]time.Time // jobs whose old claim may still run until then
+	awaiting map[queue.JobID]bool      // running jobs whose unreachable startd is asked again (restart.go)
 	requests map[string]map[string][]queue.JobID
 	acIDs    map[string]int
 	running  int
@@ -75,7 +88,7 @@ type runs struct {
 func newRuns(s *Server) *runs {
 	return &runs{
 		s: s, claims: map[string]*claim{}, byJob: map[queue.JobID]*claim{},
-		reserved: map[queue.JobID]bool{}, blocked: map[queue.JobID]time.Time{},
+		reserved: map[queue.JobID]bool{}, blocked: map[queue.JobID]time.Time{}, awaiting: map[queue.JobID]bool{},
 		requests: map[string]map[string][]queue.JobID{}, acIDs: map[string]int{},
 		replicas: map[queue.JobID][]*claim{}, repReserved: map[queue.JobID][]string{},
 		repOffers: map[string]map[string][]replicaOffer{}, outputs: map[queue.JobID]string{},
@@ -214,7 +227,7 @@ func (r *runs) claimFor(ctx context.Context, id queue.JobID, slot *classad.Ad, p
 	s.met.claims.WithLabelValues("granted").Inc()
 	c := &claim{
 		id: res.ClaimID, startd: addr, slotName: req.Slot, slot: res.Slot, owner: owner,
-		lease: time.Duration(res.Lease) * time.Second, alive: s.now(), job: id,
+		lease: time.Duration(res.Lease) * time.Second, alive: s.now(), job: id, limits: limitsKey(job),
 	}
 	if c.slot == nil {
 		c.slot = slot
@@ -357,7 +370,8 @@ func (r *runs) next(c *claim) (queue.JobID, bool) {
 				fits, known := cache[v.Cluster]
 				plain := v.Own.Len() <= 1 // ProcId only: the cluster decides
 				if !known || !plain {
-					fits = m.Matches(mat.Ad(&v), c.slot)
+					ad := mat.Ad(&v)
+					fits = m.Matches(ad, c.slot) && limitsKey(ad) == c.limits
 					if plain {
 						cache[v.Cluster] = fits
 					}

@@ -12,12 +12,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/metrics"
+	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -28,7 +30,15 @@ type Config struct {
 	// Spool holds the job queue file.
 	Spool string
 	// UIDDomain makes submitter names owner@UIDDomain; "" means the host.
+	// Jobs carry it as their UidDomain: startds of the same domain run
+	// them as their owners.
 	UIDDomain string
+	// IdentityMap and AcceptIdentities turn callers' identities into
+	// local accounts (config.Schedd's keys of the same names).
+	IdentityMap      []string
+	AcceptIdentities []string
+	// Identities replaces the map built from them (tests).
+	Identities *runas.Map
 	// PeriodicInterval is how often periodic policy is evaluated.
 	PeriodicInterval time.Duration
 	// UpdateInterval and UpdateDelay: ads go to the collector every
@@ -41,8 +51,14 @@ type Config struct {
 	MaxRunning int
 	// HistoryRetain bounds the history (0: keep all).
 	HistoryRetain int
-	// MaxBodyBytes bounds one request body.
+	// MaxBodyBytes bounds a submit's body (and the daemons' requests).
 	MaxBodyBytes int64
+	// MaxJobsPerSubmission and MaxJobsPerOwner bound the jobs of one
+	// submit and of one owner in the queue (0: 20000 and 100000).
+	MaxJobsPerSubmission, MaxJobsPerOwner int
+	// Expr bounds the expressions of users' requests (zero fields: the
+	// defaults of the configuration).
+	Expr classad.Limits
 	// RequeueAfter is how long after gossip finds a startd dead its jobs
 	// go back to idle (0: at once).
 	RequeueAfter time.Duration
@@ -55,6 +71,13 @@ type Config struct {
 	NoSync bool
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// storeFault, in tests, fails the queue's commits as a full disk does.
+	storeFault func() error
+	// actBatch, in tests, replaces actBatch.
+	actBatch int
+	// requeueRetry is how often a requeue that could not be
+	// written is tried again (default 5s).
+	requeueRetry time.Duration
 }
 
 // ConfigFrom takes the schedd's section of a host configuration.
@@ -62,10 +85,13 @@ func ConfigFrom(c *config.Config) Config {
 	s := c.Schedd
 	return Config{
 		Listen: s.Listen, Name: s.Name, Spool: c.SpoolDir(), UIDDomain: s.UIDDomain,
+		IdentityMap: s.IdentityMap, AcceptIdentities: s.AcceptIdentities,
 		PeriodicInterval: s.PeriodicInterval.Duration, UpdateInterval: s.UpdateInterval.Duration,
 		UpdateDelay: s.UpdateDelay.Duration, ClaimLease: s.ClaimLease.Duration,
 		MaxRunning: s.MaxRunningJobs, HistoryRetain: s.HistoryRetain, MaxBodyBytes: s.MaxBodyBytes,
 		RequeueAfter: s.RequeueAfter.Duration, MaxAborts: s.MaxAborts, Replicas: s.Replicas,
+		MaxJobsPerSubmission: s.MaxJobsPerSubmission, MaxJobsPerOwner: s.MaxJobsPerOwner,
+		Expr: classad.Limits{Bytes: s.MaxExpressionBytes, Tokens: s.MaxExpressionTokens, Depth: s.MaxExpressionDepth},
 	}
 }
 
@@ -79,6 +105,7 @@ type Server struct {
 	domain string
 	q      *queue.Queue
 	events *userlog.Log
+	ids    *runas.Map // identities to accounts; files are opened as them
 	start  time.Time
 	ready  chan struct{}
 	jobs   *runs
@@ -104,15 +131,26 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		return nil, errors.New("schedd: periodic interval, update interval and claim lease must be positive")
 	}
 	cfg.MaxBodyBytes = cmp.Or(cfg.MaxBodyBytes, 256<<20)
+	cfg.MaxJobsPerSubmission = cmp.Or(cfg.MaxJobsPerSubmission, 20000)
+	cfg.MaxJobsPerOwner = cmp.Or(cfg.MaxJobsPerOwner, 100000)
+	cfg.Expr.Bytes = cmp.Or(cfg.Expr.Bytes, 1<<20)
+	cfg.Expr.Tokens = cmp.Or(cfg.Expr.Tokens, 100000)
+	cfg.Expr.Depth = cmp.Or(cfg.Expr.Depth, config.MaxExpressionDepth)
+	cfg.actBatch = cmp.Or(cfg.actBatch, actBatch)
+	cfg.requeueRetry = cmp.Or(cfg.requeueRetry, 5*time.Second)
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
 	}
 	name := cmp.Or(cfg.Name, env.Host)
+	var err error
 	s := &Server{
 		env: env, cfg: cfg, log: env.Log.With("component", "schedd"), now: now,
 		name: name, domain: cmp.Or(cfg.UIDDomain, env.Host), events: &userlog.Log{},
 		start: now(), ready: make(chan struct{}), kick: make(chan struct{}, 1), bg: context.Background(),
+	}
+	if s.ids, err = identities(cfg); err != nil {
+		return nil, fmt.Errorf("schedd: %w", err)
 	}
 	s.jobs = newRuns(s)
 	s.types = newJobTypes()
@@ -120,6 +158,22 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	s.reg, s.met = s.newMetrics()
 	s.extra = newExtraMetrics(s.reg)
 	return s, nil
+}
+
+// identities builds the map of callers to accounts.
+func identities(cfg Config) (*runas.Map, error) {
+	if cfg.Identities != nil {
+		return cfg.Identities, nil
+	}
+	rules := make([]runas.Rule, len(cfg.IdentityMap))
+	for i, line := range cfg.IdentityMap {
+		r, err := runas.ParseRule(line)
+		if err != nil {
+			return nil, fmt.Errorf("identity_map rule %d: %w", i+1, err)
+		}
+		rules[i] = r
+	}
+	return runas.New(rules, cfg.AcceptIdentities)
 }
 
 // Ready is closed once the schedd serves requests.
@@ -144,14 +198,17 @@ func QueuePath(spool string) string { return filepath.Join(spool, "job_queue.db"
 // Run opens the queue, recovers the jobs that were running, and serves
 // until ctx is done.
 func (s *Server) Run(ctx context.Context) error {
-	q, err := queue.Open(QueuePath(s.cfg.Spool), queue.Options{HistoryRetain: s.cfg.HistoryRetain, NoSync: s.cfg.NoSync})
+	q, err := queue.Open(QueuePath(s.cfg.Spool), queue.Options{
+		HistoryRetain: s.cfg.HistoryRetain, NoSync: s.cfg.NoSync, Fault: s.cfg.storeFault,
+	})
 	if err != nil {
 		return fmt.Errorf("schedd: %w", err)
 	}
 	s.q = q
 	defer q.Close()
 	if err := s.types.open(q); err != nil {
-		return fmt.Errorf("schedd: job types: %w", err)
+		// Statistics only: a full disk must not keep the schedd down.
+		s.log.Error("job type statistics not rebuilt (again at the next start)", "err", err)
 	}
 	l, err := s.env.Listen(s.cfg.Listen)
 	if err != nil {
@@ -176,21 +233,14 @@ func (s *Server) Run(ctx context.Context) error {
 	s.wg.Go(func() { s.periodic(ctx) })
 	s.wg.Go(func() { s.jobs.keepAlive(ctx) })
 	s.wg.Go(func() { s.lostLoop(ctx) })
+	s.wg.Go(func() { s.settleOrphans(ctx) })
 	s.log.Info("serving", "addr", addr, "name", s.name)
 	close(s.ready)
-	s.wg.Go(func() {
-		select {
-		case <-q.Broken():
-			s.log.Error("stopping: the job queue cannot be written", "err", q.Err())
-			cancel()
-		case <-ctx.Done():
-		}
-	})
+	// A commit that fails (a full disk) is refused and undone by the
+	// queue, which goes on: reads keep working, each change is refused
+	// with the write's error until the disk has room again.
 	err = wire.Serve(ctx, l, s.mux(), s.env.ServerTLS, 5*time.Second, s.log)
 	cancel()
-	if qerr := q.Err(); qerr != nil {
-		err = fmt.Errorf("schedd: %w", qerr)
-	}
 	s.wg.Wait()
 	s.invalidate()
 	if node != nil {
@@ -210,14 +260,16 @@ func (s *Server) goBackground(f func(ctx context.Context)) {
 // mux builds the schedd's endpoints.
 func (s *Server) mux() *wire.Mux {
 	m := s.env.Mux()
-	m.SetMaxBody(s.cfg.MaxBodyBytes)
+	// Users' requests but submit carry a few expressions at most.
+	m.LimitBody(requestBody(s.cfg.Expr), "4 × schedd.max_expression_bytes + 1 MiB")
 	m.Handle("POST "+wire.PathNewCluster, auth.Write, s.handleNewCluster)
-	m.Handle("POST "+wire.PathSubmit, auth.Write, s.handleSubmit)
 	m.HandleStream("POST "+wire.PathQueue, auth.Read, s.handleQuery)
 	m.Handle("GET "+wire.PathTotals, auth.Read, s.handleTotals)
 	m.Handle("POST "+wire.PathAct, auth.Write, s.handleAct)
 	m.Handle("POST "+wire.PathEdit, auth.Write, s.handleEdit)
 	m.HandleStream("POST "+wire.PathHistory, auth.Read, s.handleHistory)
+	m.LimitBody(s.cfg.MaxBodyBytes, "schedd.max_body_bytes")
+	m.Handle("POST "+wire.PathSubmit, auth.Write, s.handleSubmit)
 	m.Handle("POST "+wire.PathResourceRequests, auth.Daemon, s.handleRequests)
 	m.Handle("POST "+wire.PathMatches, auth.Daemon, s.handleMatches)
 	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdates)
@@ -227,6 +279,11 @@ func (s *Server) mux() *wire.Mux {
 	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.handleOutput)
 	return m
 }
+
+// requestBody bounds the body of a user's request other than submit: a
+// constraint, a projection or qedit's values, ids and owners. Four
+// expressions at their bound, and 1 MiB for the rest.
+func requestBody(l classad.Limits) int64 { return 4*int64(l.Bytes) + 1<<20 }
 
 // maxOutputBytes bounds one output file a startd sends back.
 const maxOutputBytes = 1 << 40

@@ -2,10 +2,8 @@ package schedd
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
+	"path/filepath"
 	"strconv"
 
 	"github.com/kite-sched/kite/classad"
@@ -13,15 +11,20 @@ import (
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
 func (s *Server) handleNewCluster(ctx context.Context, r *wire.Request) (any, error) {
+	if _, err := s.submitter(r.Caller); err != nil {
+		return nil, err
+	}
 	id, err := s.q.NewCluster(r.Caller.Name)
 	if err != nil {
 		return nil, wire.Unavailable("%v", err)
 	}
-	return wire.NewCluster{Cluster: id, Owner: r.Caller.Name}, nil
+	return wire.NewCluster{Cluster: id, Owner: r.Caller.Name, MaxJobs: s.cfg.MaxJobsPerSubmission}, nil
 }
 
 // handleSubmit queues a cluster: the body is a JSON array, the cluster ad
@@ -31,13 +34,9 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err != nil || cluster < 1 {
 		return nil, wire.BadRequest("submit: the query needs cluster=N, a cluster id from %s", wire.PathNewCluster)
 	}
-	body, err := readBody(r)
+	raws, err := s.readSubmit(r)
 	if err != nil {
 		return nil, err
-	}
-	raws, err := splitArray(body)
-	if err != nil {
-		return nil, wire.BadRequest("submit: %v", err)
 	}
 	ads, err := parseAll(raws)
 	if err != nil {
@@ -47,8 +46,12 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 		return nil, wire.BadRequest("submit: the body needs the cluster ad and at least one job")
 	}
 	owner := r.Caller.Name
+	acct, err := s.submitter(r.Caller)
+	if err != nil {
+		return nil, err
+	}
 	ad, procs := ads[0], ads[1:]
-	if err := s.checkCluster(cluster, owner, ad); err != nil {
+	if err := s.checkCluster(cluster, owner, acct.Name, ad); err != nil {
 		return nil, err
 	}
 	ad.Set(attr.TotalSubmitProcs, ast.Int(int64(len(procs))))
@@ -56,6 +59,9 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 		if err := checkProc(i, cluster, p); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.checkLogs(acct, ad, procs); err != nil {
+		return nil, err
 	}
 	if err := s.submit(cluster, owner, ad, procs, raws[1:]); err != nil {
 		return nil, err
@@ -73,6 +79,9 @@ func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*cl
 	err := s.q.Update(func(tx *queue.Tx) error {
 		if reserved, ok := s.q.Reservation(cluster); ok && reserved != "" && reserved != owner {
 			return wire.Forbidden("submit: cluster %d was handed out to %s", cluster, reserved)
+		}
+		if err := s.checkOwnerJobs(tx, owner, len(procs)); err != nil {
+			return err
 		}
 		if _, err := tx.Submit(cluster, owner, ad, procs, raws); err != nil {
 			return wire.Conflict("submit: %v", err)
@@ -97,9 +106,45 @@ func (s *Server) submitEvents(cluster int64, ad *classad.Ad, procs []*classad.Ad
 	return ev
 }
 
+// checkLogs opens each job event log of a new cluster as its owner, as
+// condor_submit does, so that a log the owner may not write is refused
+// with the submit rather than lost later. A log opened so is created.
+func (s *Server) checkLogs(acct *runas.Account, ad *classad.Ad, procs []*classad.Ad) error {
+	seen := map[string]bool{}
+	for _, p := range procs {
+		v := queue.View{Cluster: ad, Own: p}
+		path := stringAttr(&v, attr.UserLog)
+		if path == "" || seen[path] {
+			continue
+		}
+		seen[path] = true
+		if !filepath.IsAbs(path) {
+			return wire.BadRequest("submit: the job event log %q is not an absolute path", path)
+		}
+		err := s.ids.Do(acct.Name, func() error { return userlog.Touch(path) })
+		if err != nil {
+			return wire.Forbidden("submit: the job event log %s cannot be written as %s: %v", path, acct.Name, err)
+		}
+	}
+	return nil
+}
+
+// submitter returns the account a caller's jobs run as, or why the
+// caller may not submit here.
+func (s *Server) submitter(caller auth.Identity) (*runas.Account, error) {
+	a, err := s.ids.Submitter(caller.Name, caller.Allows(auth.Administrator))
+	if err != nil {
+		return nil, wire.Forbidden("submit: %v", err)
+	}
+	return a, nil
+}
+
 // checkCluster checks the cluster ad and sets what the schedd decides:
-// owner, submitter, queue date, ids.
-func (s *Server) checkCluster(cluster int64, owner string, ad *classad.Ad) error {
+// owner, submitter, the account (OsUser) and its domain, queue date, ids.
+func (s *Server) checkCluster(cluster int64, owner, account string, ad *classad.Ad) error {
+	if err := checkClasses(ad, "the cluster ad"); err != nil {
+		return err
+	}
 	if e, ok := ad.Lookup(attr.ClusterID); ok && !isInt(e, cluster) {
 		return wire.BadRequest("submit: the cluster ad's ClusterId is %s, not %d", ast.String(e), cluster)
 	}
@@ -110,6 +155,8 @@ func (s *Server) checkCluster(cluster int64, owner string, ad *classad.Ad) error
 	ad.Set(attr.ClusterID, ast.Int(cluster))
 	ad.Set(attr.Owner, ast.Str(owner))
 	ad.Set(attr.User, ast.Str(owner+"@"+s.domain))
+	ad.Set(attr.OsUser, ast.Str(account))
+	ad.Set(attr.UIDDomain, ast.Str(s.domain))
 	ad.Set(attr.MyType, ast.Str(attr.TypeJob))
 	ad.Set(attr.TargetType, ast.Str(attr.TypeSlot))
 	ad.Set(attr.QDate, ast.Int(now))
@@ -123,24 +170,39 @@ func (s *Server) checkCluster(cluster int64, owner string, ad *classad.Ad) error
 	return checkStatus(ad, "the cluster ad")
 }
 
-// checkProc checks proc i's own ad: it is ProcId i and leaves the
-// schedd's attributes alone.
+// checkProc checks proc i's own ad: it is ProcId i, names no other
+// cluster, and leaves the schedd's attributes alone (immutable ones are
+// the cluster ad's, where the schedd sets them).
 func checkProc(i int, cluster int64, p *classad.Ad) error {
 	e, ok := p.Lookup(attr.ProcID)
 	if !ok || !isInt(e, int64(i)) {
 		return wire.BadRequest("submit: job %d: ProcId must be %d", i, i)
 	}
-	for _, name := range []string{attr.ClusterID, attr.Owner, attr.User, attr.QDate, attr.MyType, attr.JobUniverse, attrClaimID, attrStartdAddr, attrReplicaClaims} {
-		if _, ok := p.Lookup(name); ok {
-			if name == attr.ClusterID {
-				if v, _ := p.Lookup(name); isInt(v, cluster) {
-					continue
-				}
-			}
-			return wire.BadRequest("submit: job %d.%d sets %s, which the schedd keeps", cluster, i, name)
+	what := fmt.Sprintf("job %d.%d", cluster, i)
+	for name, e := range p.All() {
+		if classOf(name) != classImmutable || ast.EqualFold(name, attr.ProcID) {
+			continue
+		}
+		if ast.EqualFold(name, attr.ClusterID) && isInt(e, cluster) {
+			continue
+		}
+		return wire.BadRequest("submit: %s sets %s, which is immutable: the schedd sets it in the cluster ad", what, name)
+	}
+	if err := checkClasses(p, what); err != nil {
+		return err
+	}
+	return checkStatus(p, what)
+}
+
+// checkClasses refuses a submitted ad that sets a secure attribute, or a
+// protected one other than those of a job submitted on hold.
+func checkClasses(ad *classad.Ad, what string) error {
+	for name := range ad.All() {
+		if why := maySubmit(name); why != "" {
+			return wire.BadRequest("submit: %s sets %s, which %s", what, name, why)
 		}
 	}
-	return checkStatus(p, fmt.Sprintf("job %d.%d", cluster, i))
+	return nil
 }
 
 // checkStatus allows a submit to queue jobs idle or held only.
@@ -155,21 +217,4 @@ func checkStatus(ad *classad.Ad, what string) error {
 func isInt(e ast.Expr, n int64) bool {
 	l, ok := e.(*ast.Literal)
 	return ok && l.Kind == ast.IntLit && l.Int == n
-}
-
-// readBody reads a request body into a buffer of its announced length.
-func readBody(r *wire.Request) ([]byte, error) {
-	n := r.HTTP.ContentLength
-	if n <= 0 || n > 1<<31 {
-		return r.Body()
-	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r.HTTP.Body, buf); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, err
-		}
-		return nil, wire.BadRequest("request body: %v", err)
-	}
-	return buf, nil
 }

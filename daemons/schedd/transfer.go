@@ -1,15 +1,18 @@
 package schedd
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/attr"
@@ -28,6 +31,30 @@ import (
 // Relative names resolve against the job's initial directory (Iwd). An
 // output name with a directory part must be one the job named; ".." and
 // absolute names the job did not name are refused.
+
+// asOwner runs fn as the job's account (see runas): every file the
+// schedd reads or writes for a job is opened so, and reaches only what
+// the owner could reach.
+func (s *Server) asOwner(v *queue.View, fn func() error) error {
+	return s.ids.Do(jobAccount(v), fn)
+}
+
+// jobAccount is the account a job's files are opened as: its OsUser, or
+// its Owner for a job queued before the schedd set OsUser.
+func jobAccount(v *queue.View) string {
+	return cmp.Or(stringAttr(v, attr.OsUser), stringAttr(v, attr.Owner))
+}
+
+// fileError answers a job file that could not be opened as its owner.
+func fileError(v *queue.View, what string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return wire.Forbidden("%s of job %s: %v (as %s)", what, v.ID, err, jobAccount(v))
+	case errors.Is(err, fs.ErrNotExist):
+		return wire.NotFound("%s of job %s: %v", what, v.ID, err)
+	}
+	return wire.Conflict("%s of job %s: %v", what, v.ID, err)
+}
 
 // transferJob checks a transfer request and returns the job's view.
 func (s *Server) transferJob(r *wire.Request) (queue.View, string, error) {
@@ -84,9 +111,14 @@ func (s *Server) handleInput(w http.ResponseWriter, r *wire.Request) error {
 	if !ok {
 		return wire.Forbidden("job %s does not name %q as an input file", v.ID, file)
 	}
-	f, err := os.Open(path)
+	var f *os.File
+	err = s.asOwner(&v, func() (err error) {
+		// Not blocking: a FIFO named as an input must not hang the schedd.
+		f, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+		return err
+	})
 	if err != nil {
-		return wire.NotFound("input file %s of job %s: %v", file, v.ID, err)
+		return fileError(&v, "input file "+file, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -145,11 +177,15 @@ func (s *Server) handleOutput(w http.ResponseWriter, r *wire.Request) error {
 	if len(want) != 64 {
 		return wire.BadRequest("output file %s: the %s header must hold the file's SHA-256 in hex", file, wire.HeaderSHA256)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kite-*")
+	var tmp *os.File
+	err = s.asOwner(&v, func() (err error) {
+		tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kite-*")
+		return err
+	})
 	if err != nil {
-		return wire.Conflict("output file %s of job %s: %v", file, v.ID, err)
+		return fileError(&v, "output file "+file, err)
 	}
-	defer os.Remove(tmp.Name())
+	defer s.asOwner(&v, func() error { return os.Remove(tmp.Name()) })
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), r.HTTP.Body)
 	s.extra.transferred("output", n, err)
@@ -166,8 +202,8 @@ func (s *Server) handleOutput(w http.ResponseWriter, r *wire.Request) error {
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
 		return wire.BadRequest("output file %s of job %s: checksum %s, but the header says %s", file, v.ID, got, want)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return wire.Conflict("output file %s of job %s: %v", file, v.ID, err)
+	if err := s.asOwner(&v, func() error { return os.Rename(tmp.Name(), path) }); err != nil {
+		return fileError(&v, "output file "+file, err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

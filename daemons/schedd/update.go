@@ -25,6 +25,11 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 		return nil, wire.BadRequest("%v", err)
 	}
 	c := s.jobs.claimOf(id, u.ClaimID)
+	if c == nil && s.jobs.reconnecting(id) {
+		// Its startd has not answered the restart's question yet: the
+		// event is taken once it has, when the job's claim is known.
+		return nil, wire.Unavailable("job %s: the schedd is reconnecting to it; send the event again", u.Job)
+	}
 	if c == nil {
 		return nil, wire.NotFound("job %s does not run under that claim here", u.Job)
 	}

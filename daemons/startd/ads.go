@@ -49,6 +49,7 @@ func (s *Server) identityAttrs(ad *classad.Ad, st *slotState) {
 	ad.Set(attrStartdIPAddr, ast.Str("<"+s.addr+">"))
 	if s.member != "" {
 		ad.Set(attr.Member, ast.Str(s.member))
+		ad.Set(attr.Incarnation, ast.Str(s.env.Incarnation()))
 	}
 	ad.Set(attr.DaemonStartTime, ast.Int(s.start.Unix()))
 	ad.Set(attr.UpdateSequence, ast.Int(s.seq))

@@ -6,18 +6,21 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
 // advertise sends the slot ads to the collector when something changed
 // (gathering the changes of UpdateDelay into one update), every
-// UpdateInterval, and at once when a restarted collector is back, until
-// ctx is done.
+// UpdateInterval, at once when a restarted collector is back, and within
+// seconds again after an update that failed, until ctx is done.
 func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
+	retry := &daemon.UpdateRetry{Log: s.log, What: "slot ads", Interval: s.cfg.UpdateInterval}
 	for {
-		s.sendAds(context.WithoutCancel(ctx)) // a send in flight ends on its own
+		err := s.sendAds(context.WithoutCancel(ctx)) // a send in flight ends on its own
+		again := retry.Done(err)
 		if ctx.Err() != nil {
 			return
 		}
@@ -25,6 +28,7 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-again:
 		case <-collectorBack:
 		case <-s.wake:
 			select {
@@ -37,10 +41,10 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 }
 
 // sendAds sends every slot's ad, and withdraws the dynamic slots that
-// are gone.
-func (s *Server) sendAds(ctx context.Context) {
+// are gone. It returns why the collector did not take them.
+func (s *Server) sendAds(ctx context.Context) error {
 	if s.crashed.Load() {
-		return // nothing leaves a dead machine
+		return nil // nothing leaves a dead machine
 	}
 	s.mu.Lock()
 	s.seq++
@@ -57,7 +61,7 @@ func (s *Server) sendAds(ctx context.Context) {
 	if len(gone) > 0 {
 		err := collector.Call(cctx, "POST", wire.PathInvalidate, wire.Invalidate{Type: attr.TypeSlot, Names: gone}, nil)
 		if err != nil {
-			s.log.Info("withdrawing ads of dynamic slots", "err", err)
+			s.log.Warn("withdrawing ads of dynamic slots", "err", err)
 			s.mu.Lock()
 			s.gone = append(s.gone, gone...)
 			s.mu.Unlock()
@@ -65,18 +69,18 @@ func (s *Server) sendAds(ctx context.Context) {
 	}
 	var res wire.UpdateAdsResult
 	if err := collector.CallRaw(cctx, "POST", wire.PathAds, classad.AppendJSONArray(nil, ads), &res); err != nil {
-		s.log.Info("advertising to the collector", "err", err)
 		if freed {
 			s.mu.Lock()
 			s.freed = true // asked for with the next update that lands
 			s.mu.Unlock()
 		}
-		return
+		return err
 	}
 	s.log.Debug("advertised", "ads", len(ads), "stored", res.Stored)
 	if freed {
 		s.env.Reschedule(ctx)
 	}
+	return nil
 }
 
 // withdraw removes every ad of the startd from the collector.

@@ -265,6 +265,9 @@ func (s *Server) handleAlive(ctx context.Context, r *wire.Request) (any, error) 
 	defer s.mu.Unlock()
 	st, err := s.claimed(req.ClaimID)
 	if err != nil {
+		if res, ok := s.orphanKeepAlive(req.ClaimID); ok {
+			return res, nil
+		}
 		return nil, err
 	}
 	c := st.claim

@@ -24,6 +24,9 @@ type Config struct {
 	Cpus, Memory, Disk int64
 	Layout             []slots.Type // how the machine is divided; a type's User overrides SlotUser
 	SlotUser           string       // jobs' account when the startd is root; "" runs them as the startd
+	// RunAsOwner lets a root startd run a job of its UidDomain as the
+	// job's owner (OsUser) rather than as the slot user.
+	RunAsOwner bool
 
 	UpdateInterval, UpdateDelay time.Duration
 	PolicyInterval              time.Duration
@@ -67,7 +70,7 @@ func ConfigFrom(c *config.Config) Config {
 	return Config{
 		Listen: s.Listen, Name: s.Name, ExecuteDir: c.Path(s.ExecuteDir), StateDir: c.StartdStateDir(),
 		Cpus: int64(s.Cpus), Memory: s.Memory, Disk: s.Disk,
-		Layout: layoutFrom(&s), SlotUser: s.SlotUser,
+		Layout: layoutFrom(&s), SlotUser: s.SlotUser, RunAsOwner: s.RunAsOwner,
 		UpdateInterval: s.UpdateInterval.Duration, UpdateDelay: s.UpdateDelay.Duration,
 		PolicyInterval: s.PolicyInterval.Duration, ClaimLease: s.ClaimLease.Duration,
 		KillGrace: s.KillGrace.Duration, SampleInterval: s.SampleInterval.Duration,

@@ -16,13 +16,16 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	c.job, c.jobID, c.activated, c.retireUntil, c.bySchedd = job, jobID, s.now(), time.Time{}, false
 	c.expires = s.now().Add(c.lease)
 	sc := s.schedd(c)
+	machine := s.slotAd(st)
+	keep := &keptResult{s: s, schedd: sc.addr}
 	run := starter.Start(starter.Config{
-		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: st.user, Cgroups: s.cgroups,
+		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: s.jobUser(st, machine, job), Cgroups: s.cgroups,
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
-		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, s.reportOf(c, jobID, sc)), Timing: s.met.timing,
-		MachineAd: s.slotAd(st), Log: s.log, Now: s.now,
+		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, s.reportOf(c, jobID, sc, keep)), Timing: s.met.timing,
+		MachineAd: machine, Log: s.log, Now: s.now,
 		Ended: func(u wire.JobUpdate) { s.jobEnded(st, c, u) },
+		Keep:  keep.keep,
 	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
 	c.run = run
 	s.apply(st, slots.Activate)
@@ -33,15 +36,22 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 // reportOf sends a job's events to its schedd, with the startd's
 // lifetime rather than the job's; once the last event is through (or
 // given up), keep-alives stop naming the job.
-func (s *Server) reportOf(c *claim, jobID string, sc *scheddClient) func(context.Context, wire.JobUpdate) error {
+func (s *Server) reportOf(c *claim, jobID string, sc *scheddClient, keep *keptResult) func(context.Context, wire.JobUpdate) error {
 	return func(_ context.Context, u wire.JobUpdate) error {
+		last := u.Event != wire.EventStarted
+		if last {
+			keep.keep(u) // a killed startd reports it after its restart
+		}
 		err := sc.report(s.reports, u)
-		if u.Event != wire.EventStarted {
+		if last {
 			s.mu.Lock()
 			if c.reporting == jobID {
 				c.reporting = ""
 			}
 			s.mu.Unlock()
+			if s.reports.Err() == nil && !s.crashed.Load() {
+				s.forgetResult(u) // delivered, refused, or the schedd stayed away
+			}
 		}
 		return err
 	}

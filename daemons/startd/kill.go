@@ -54,7 +54,9 @@ func (s *Server) crash(stopLoops func(), loops *sync.WaitGroup) {
 	loops.Wait()
 	s.files.CloseIdleConnections()
 	if s.cgroups != nil {
-		s.cgroups.Close()
+		if err := s.cgroups.Close(); err != nil {
+			s.log.Warn("removing the startd's cgroups", "err", err)
+		}
 	}
 	s.log.Info("killed")
 }

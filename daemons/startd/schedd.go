@@ -141,6 +141,9 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate) error {
 	var err error
 	tries := 0
 	for start := time.Now(); time.Since(start) < reportPatience; tries++ {
+		if c.s.crashed.Load() {
+			return errKilled // nothing leaves a dead machine
+		}
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, nil)
 		cancel()

@@ -72,6 +72,7 @@ type Server struct {
 	crashed atomic.Bool // Kill was called (kill.go)
 
 	mu            sync.Mutex
+	orphans       map[string]*orphanResult // results a killed startd left, by claim (results.go)
 	addr, member  string
 	slots         []*slotState // static and partitionable, in order
 	gone          []string     // removed dynamic slots, to invalidate
@@ -145,7 +146,9 @@ func (s *Server) prepareExecuteDir() ([]time.Time, error) {
 		if strings.HasPrefix(e.Name(), sandbox.Prefix) {
 			s.log.Info("removing a sandbox left behind", "dir", e.Name())
 			left = append(left, sandboxMade(filepath.Join(dir, e.Name())))
-			os.RemoveAll(filepath.Join(dir, e.Name()))
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				s.log.Warn("a sandbox left behind cannot be removed", "dir", e.Name(), "err", err)
+			}
 		}
 	}
 	return left, nil
@@ -272,7 +275,10 @@ func (s *Server) setupCgroups() {
 		s.log.Info("jobs run without cgroups", "reason", err)
 		return
 	}
-	if n := m.Cleanup(); n > 0 {
+	n, err := m.Cleanup()
+	if err != nil {
+		s.log.Warn("job cgroups left behind", "count", n, "err", err)
+	} else if n > 0 {
 		s.log.Info("removed job cgroups left behind", "count", n)
 	}
 	s.log.Info("jobs run in cgroups", "parent", m.Parent(), "memory", m.Has("memory"), "cpu", m.Has("cpu"))
@@ -323,6 +329,9 @@ func (s *Server) Run(ctx context.Context) error {
 	s.node, s.kill = node, func() { stopLoops(); stopServing() }
 	s.mu.Unlock()
 	s.begin()
+	if err := s.reportLeftResults(s.reports); err != nil {
+		s.log.Warn("the results of jobs that ended before the startd stopped are not reported", "err", err)
+	}
 	back := s.env.WatchCollector(loops, node, nil)
 	var wg sync.WaitGroup
 	wg.Go(func() { s.advertise(loops, back) })
@@ -346,7 +355,9 @@ func (s *Server) Run(ctx context.Context) error {
 	s.withdraw()
 	s.files.CloseIdleConnections()
 	if s.cgroups != nil {
-		s.cgroups.Close()
+		if err := s.cgroups.Close(); err != nil {
+			s.log.Warn("removing the startd's cgroups", "err", err)
+		}
 	}
 	if node != nil {
 		node.Leave(time.Second)
@@ -357,12 +368,13 @@ func (s *Server) Run(ctx context.Context) error {
 // mux builds the startd's endpoints.
 func (s *Server) mux() *wire.Mux {
 	m := s.env.Mux()
-	m.SetMaxBody(16 << 20)
+	m.SetMaxBody(16 << 20) // a claim carries the job's ad
 	m.Handle("POST "+wire.PathClaim, auth.Daemon, s.handleClaim)
 	m.Handle("POST "+wire.PathActivate, auth.Daemon, s.handleActivate)
 	m.Handle("POST "+wire.PathAlive, auth.Daemon, s.handleAlive)
 	m.Handle("POST "+wire.PathRelease, auth.Daemon, s.handleRelease)
 	m.Handle("POST "+wire.PathVacate, auth.Daemon, s.handleVacate)
+	m.SetMaxBody(64 << 10) // the tools' requests name a few slots
 	m.Handle("GET "+PathSlots, auth.Read, s.handleSlots)
 	m.Handle("POST "+PathDrain, auth.Administrator, s.handleDrain)
 	m.Handle("POST "+PathDrainCancel, auth.Administrator, s.handleCancelDrain)

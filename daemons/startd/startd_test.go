@@ -275,3 +275,55 @@ func TestAliveNamesTheJob(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A job that ended while its schedd was away is not run again when its
+// startd is killed before the schedd is back (issue 15's chaos test found
+// it): the restarted startd answers keep-alives of the job's claim naming
+// the job, as the claim's startd would, and reports the job's end once
+// the schedd answers; then the claim is gone.
+func TestKilledStartdReportsTheEndAfterRestart(t *testing.T) {
+	h := newHarness(t, nil)
+	ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+	job := jobAd(t, "Cmd = \"/bin/sh\"\nTransferExecutable = false\nArguments = \"-c 'exit 3'\"")
+	res, err := h.schedd.claim(ads["slot1@host1"], job, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.schedd.mu.Lock()
+	h.schedd.down = true
+	h.schedd.mu.Unlock()
+	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitAds("the job over", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
+	h.sd.Kill()
+	h.stop()
+	h = h.restart()
+	alive := func() (string, error) {
+		var r wire.AliveResult
+		err := h.schedd.startd.Call(context.Background(), "POST", wire.PathAlive, wire.ClaimRef{ClaimID: res.ClaimID}, &r)
+		return r.Job, err
+	}
+	if j, err := alive(); err != nil || j != "12.0" {
+		t.Fatalf("the restarted startd says the claim runs %q (%v), want 12.0: its end is still to be reported", j, err)
+	}
+	h.schedd.mu.Lock()
+	h.schedd.down = false
+	h.schedd.mu.Unlock()
+	if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited || u.ExitCode != 3 {
+		t.Fatalf("the end reported after the restart: %+v", u)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := alive(); err != nil {
+			break // the claim is gone once its end got through
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("keep-alives of the claim still answer once its end got through")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left, err := h.sd.loadResults(); err != nil || len(left) != 0 {
+		t.Errorf("results still kept after the report: %v %v", left, err)
+	}
+}

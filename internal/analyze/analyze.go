@@ -45,6 +45,22 @@ type Report struct {
 	// Suggestions say what would make the job match, checked against the
 	// pool.
 	Suggestions []string
+	// Never says why the job never runs whatever the slots' state: it
+	// asks for more of a concurrency limit than the pool has (see Never).
+	Never []string
+}
+
+// NeverRuns records why the job never runs, from outside its ad and the
+// slots' (the negotiator's concurrency limits): a job whose slots match
+// does not wait for one to be free, so the advice to wait goes.
+func (r *Report) NeverRuns(reasons []string) {
+	if len(reasons) == 0 {
+		return
+	}
+	r.Never = append(r.Never, reasons...)
+	if r.Matching > 0 {
+		r.Suggestions = nil // only "none is free now: the job waits"
+	}
 }
 
 // Clause is one conjunct of the job's Requirements.

@@ -24,7 +24,11 @@ const (
 	MyAddress  = "MyAddress" // host:port where the daemon serves the wire protocol
 	// Member is the advertising daemon's gossip name: the collector drops the
 	// ad when gossip reports that member dead.
-	Member           = "KiteMember"
+	Member = "KiteMember"
+	// Incarnation is the random id of the advertising daemon's start, as
+	// its gossip metadata says: the collector drops on a member's death
+	// only the ads of the incarnation that died.
+	Incarnation      = "KiteIncarnation"
 	DaemonStartTime  = "DaemonStartTime"
 	UpdateSequence   = "UpdateSequenceNumber"
 	ClassAdLifetime  = "ClassAdLifetime"
@@ -95,7 +99,7 @@ const (
 	PeriodicHold         = "PeriodicHold"
 	PeriodicRemove       = "PeriodicRemove"
 	PeriodicRelease      = "PeriodicRelease"
-	MaxRetries           = "MaxRetries"
+	JobMaxRetries        = "JobMaxRetries" // max_retries: OnExitRemove retries a job up to it
 	AutoClusterID        = "AutoClusterId"
 )
 
@@ -126,10 +130,17 @@ const (
 	SlotWeight             = "SlotWeight"
 	FileSystemDomain       = "FileSystemDomain"
 	UIDDomain              = "UidDomain"
-	HasFileTransfer        = "HasFileTransfer"
-	RemoteOwner            = "RemoteOwner"
-	RemoteUser             = "RemoteUser"
-	JobID                  = "JobId"
+	// OsUser is the local account a job's files are opened as and the job
+	// runs as where its UidDomain is the machine's: the schedd maps the
+	// owner's identity to it at submit.
+	OsUser = "OsUser"
+	// RunAsOwner false asks that the job run as a slot user even where it
+	// could run as its owner.
+	RunAsOwner      = "RunAsOwner"
+	HasFileTransfer = "HasFileTransfer"
+	RemoteOwner     = "RemoteOwner"
+	RemoteUser      = "RemoteUser"
+	JobID           = "JobId"
 	// ClaimID is the slot's current claim id, a secret: the collector
 	// returns it only to DAEMON-level callers (the negotiator).
 	ClaimID = "ClaimId"

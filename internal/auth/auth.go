@@ -204,13 +204,21 @@ func (v *Verifier) Verify(token string) (Identity, error) {
 	return id, nil
 }
 
-// verify checks a token's signature, issuer, expiry and claims.
+// ClockSkew is how far the clocks of the host that issued a token and the
+// host that verifies it may disagree. It is allowed on each of a token's
+// times: a token issued (iat) or valid from (nbf) more than ClockSkew in
+// the future is refused, as is one more than ClockSkew past its expiry.
+const ClockSkew = time.Minute
+
+// verify checks a token's signature, issuer, times and claims.
 func (v *Verifier) verify(token string) (Identity, error) {
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) { return v.key, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
 		jwt.WithIssuer(v.pool),
 		jwt.WithTimeFunc(v.now),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(ClockSkew),
 	)
 	if err != nil {
 		return Identity{}, fmt.Errorf("%w: %s", ErrBadToken, reason(err))
@@ -231,6 +239,10 @@ func reason(err error) string {
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return "it has expired"
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return fmt.Sprintf("it was issued in the future (more than the allowed clock skew of %v ahead); check the clocks of the issuing host and this one", ClockSkew)
+	case errors.Is(err, jwt.ErrTokenNotValidYet):
+		return fmt.Sprintf("it is not valid yet (its nbf is more than the allowed clock skew of %v ahead)", ClockSkew)
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
 		return "its signature does not match this pool's key"
 	case errors.Is(err, jwt.ErrTokenInvalidIssuer):

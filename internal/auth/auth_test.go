@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
 func TestLevels(t *testing.T) {
@@ -157,5 +159,62 @@ func TestRememberedTokensStillExpire(t *testing.T) {
 	other := NewVerifier(pub, "other-pool")
 	if _, err := other.Verify(tok); err == nil {
 		t.Error("a token of another pool verified")
+	}
+}
+
+// TestTokenTimesAndForgeries checks each way a token is refused: times
+// beyond the clock skew (issue 14: a token issued 116 days ahead was
+// accepted), expiry, and the forgeries a JWT verifier must refuse.
+func TestTokenTimesAndForgeries(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *jwt.NumericDate { return jwt.NewNumericDate(now.Add(d)) }
+	base := func() claims {
+		return claims{RegisteredClaims: jwt.RegisteredClaims{Issuer: "lab", Subject: "alice", IssuedAt: at(0), ID: "x"}, Scope: "READ WRITE"}
+	}
+	signed := func(c claims) string {
+		s, err := jwt.NewWithClaims(jwt.SigningMethodEdDSA, c).SignedString(priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	with := func(f func(*claims)) string { c := base(); f(&c); return signed(c) }
+	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, base()).SignedString(jwt.UnsafeAllowNoneSignatureType)
+	hs256, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, base()).SignedString([]byte(pub))
+	tests := []struct {
+		name  string
+		token string
+		want  string // "" accepted, else part of the error
+	}{
+		{"now", signed(base()), ""},
+		{"iat within the skew", with(func(c *claims) { c.IssuedAt = at(ClockSkew - time.Second) }), ""},
+		{"iat 116 days ahead", with(func(c *claims) { c.IssuedAt = at(116 * 24 * time.Hour) }), "issued in the future"},
+		{"iat just past the skew", with(func(c *claims) { c.IssuedAt = at(ClockSkew + 2*time.Second) }), "issued in the future"},
+		{"nbf ahead", with(func(c *claims) { c.NotBefore = at(10 * time.Minute) }), "not valid yet"},
+		{"nbf within the skew", with(func(c *claims) { c.NotBefore = at(30 * time.Second) }), ""},
+		{"expired", with(func(c *claims) { c.IssuedAt = at(-2 * time.Hour); c.ExpiresAt = at(-time.Hour) }), "expired"},
+		{"another pool", with(func(c *claims) { c.Issuer = "other" }), "another pool"},
+		{"no subject", with(func(c *claims) { c.Subject = "" }), "no identity"},
+		{"alg none", none, "invalid token"},
+		{"HS256 keyed with the public key", hs256, "invalid token"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := NewVerifier(pub, "lab")
+			v.now = func() time.Time { return now }
+			id, err := v.Verify(tt.token)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want == "" && id.Name != "alice":
+				t.Fatalf("identity %+v", id)
+			case tt.want != "" && (err == nil || !errors.Is(err, ErrBadToken) || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("got %+v, %v; want an error with %q", id, err, tt.want)
+			}
+		})
 	}
 }

@@ -46,7 +46,9 @@ type Negotiator struct {
 	ConsiderPreemption bool `toml:"consider_preemption"`
 
 	// Limits are concurrency limits by name (case-insensitive);
-	// DefaultLimit applies to names not listed (0: unlimited).
+	// DefaultLimit applies to names not listed (0: unlimited). Both apply
+	// live on kite reconfig. A job that asks for more of a limit than its
+	// maximum never matches, and kite analyze names the limit.
 	Limits       map[string]float64 `toml:"limits"`
 	DefaultLimit float64            `toml:"default_limit"`
 

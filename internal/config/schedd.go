@@ -1,6 +1,10 @@
 package config
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/kite-sched/kite/internal/runas"
+)
 
 // Schedd configures the job queue.
 type Schedd struct {
@@ -16,6 +20,20 @@ type Schedd struct {
 	// accounted to owner@uid_domain. Empty means the schedd's host name
 	// (HTCondor's UID_DOMAIN).
 	UIDDomain string `toml:"uid_domain"`
+	// IdentityMap turns token identities into local account names, as
+	// HTCondor's map file does: each rule is "REGEXP ACCOUNT", and the
+	// first whose regular expression matches the identity names the
+	// account, with $1 or ${name} for the expression's groups; an
+	// identity no rule matches is the account of the same name. A schedd
+	// running as root opens each job's files as that account and refuses
+	// a submit whose account does not exist. Example:
+	// ["^(.+)@example\\.org$ $1"].
+	IdentityMap []string `toml:"identity_map"`
+	// AcceptIdentities lists the identities, beside the schedd's own
+	// account and the pool's administrators, that may submit to a schedd
+	// that is not root; every job of such a schedd runs as its account.
+	// ["*"] accepts every identity holding WRITE. Typically empty.
+	AcceptIdentities []string `toml:"accept_identities"`
 	// PeriodicInterval is how often the jobs' periodic_hold,
 	// periodic_release and periodic_remove are evaluated (HTCondor's
 	// PERIODIC_EXPR_INTERVAL: 60s).
@@ -37,9 +55,29 @@ type Schedd struct {
 	// HistoryRetain is how many finished jobs the history keeps, newest
 	// first; 0 keeps all. Typically 100000.
 	HistoryRetain int `toml:"history_retain"`
-	// MaxBodyBytes bounds one request body: a submit of a large cluster is
-	// one body. Typically 256 MiB.
+	// MaxBodyBytes bounds the body of one submit: a large cluster is one
+	// body. The other requests of users are bounded by what they carry:
+	// a few expressions (see max_expression_bytes). Typically 256 MiB.
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// MaxJobsPerSubmission is the most jobs one submit may queue
+	// (HTCondor's MAX_JOBS_PER_SUBMISSION). A larger submit is refused
+	// before its jobs are read. Typically 20000.
+	MaxJobsPerSubmission int `toml:"max_jobs_per_submission"`
+	// MaxJobsPerOwner is the most jobs one owner may have in the queue
+	// (HTCondor's MAX_JOBS_PER_OWNER): a submit that would pass it is
+	// refused. Typically 100000.
+	MaxJobsPerOwner int `toml:"max_jobs_per_owner"`
+	// MaxExpressionBytes bounds each expression a request carries: a
+	// query's or an action's constraint, a qedit value. Typically 1 MiB.
+	MaxExpressionBytes int `toml:"max_expression_bytes"`
+	// MaxExpressionTokens bounds the tokens (names, literals, operators,
+	// brackets) of each such expression, and so the size of the tree the
+	// schedd builds and evaluates for it. Typically 100000.
+	MaxExpressionTokens int `toml:"max_expression_tokens"`
+	// MaxExpressionDepth bounds the nesting of each such expression (at
+	// most 500, the parser's own bound, HTCondor's MAX_PARSER_DEPTH).
+	// Typically 500.
+	MaxExpressionDepth int `toml:"max_expression_depth"`
 	// RequeueAfter is how long after gossip finds a startd dead the jobs
 	// running there go back to idle (JoSchKa's keep-alive requeue), so
 	// that they run elsewhere before the claim lease would end; 0
@@ -93,9 +131,16 @@ func init() {
 		check(s.MaxRunningJobs >= 0, "schedd.max_running_jobs", "must not be negative")
 		check(s.HistoryRetain >= 0, "schedd.history_retain", "must not be negative")
 		check(s.MaxBodyBytes >= 1<<20, "schedd.max_body_bytes", "must be at least 1 MiB")
+		check(s.MaxJobsPerSubmission >= 1, "schedd.max_jobs_per_submission", "must be at least 1")
+		check(s.MaxJobsPerOwner >= 1, "schedd.max_jobs_per_owner", "must be at least 1")
+		errs = append(errs, c.checkExprLimits("schedd", s.MaxExpressionBytes, s.MaxExpressionTokens, s.MaxExpressionDepth)...)
 		check(s.Spool != "" || c.Pool.StateDir != "", "schedd.spool", "the schedd needs a spool directory (or pool.state_dir)")
 		check(s.RequeueAfter.Duration >= 0, "schedd.requeue_after", "must not be negative")
 		check(s.MaxAborts >= 0, "schedd.max_aborts", "must not be negative (0 never holds)")
+		for i, line := range s.IdentityMap {
+			_, err := runas.ParseRule(line)
+			check(err == nil, "schedd.identity_map", "rule %d: %v", i+1, err)
+		}
 		check(s.Replicas >= 0 && s.Replicas <= maxReplicas, "schedd.replicas", "must be between 0 and %d", maxReplicas)
 		return errs
 	})

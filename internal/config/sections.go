@@ -91,8 +91,20 @@ type Collector struct {
 	// DeadMemberGrace is how long ads of a member gossip reports dead are
 	// kept (marked absent) before they are dropped. Typically 30s.
 	DeadMemberGrace Duration `toml:"dead_member_grace"`
-	// MaxBodyBytes bounds the size of one request body. Typically 64 MiB.
+	// MaxBodyBytes bounds the size of one update of ads (a startd's
+	// slots, a schedd's submitters). Queries, which carry an expression
+	// or two, are bounded by max_expression_bytes. Typically 64 MiB.
 	MaxBodyBytes int64 `toml:"max_body_bytes"`
+	// MaxExpressionBytes bounds each expression a query carries: its
+	// constraint. Typically 1 MiB.
+	MaxExpressionBytes int `toml:"max_expression_bytes"`
+	// MaxExpressionTokens bounds the tokens (names, literals, operators,
+	// brackets) of each such expression, and so the size of the tree the
+	// collector builds and evaluates for it. Typically 100000.
+	MaxExpressionTokens int `toml:"max_expression_tokens"`
+	// MaxExpressionDepth bounds the nesting of each such expression (at
+	// most 500, HTCondor's MAX_PARSER_DEPTH). Typically 500.
+	MaxExpressionDepth int `toml:"max_expression_depth"`
 	// Dashboard serves the web dashboard at /dashboard/ (read-only,
 	// behind a READ token). Typically true.
 	Dashboard bool `toml:"dashboard"`

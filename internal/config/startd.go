@@ -54,6 +54,15 @@ type Startd struct {
 	// (HTCondor's SLOT<N>_USER); a slot type may name its own. Typically
 	// "nobody". A startd that is not root runs jobs as itself.
 	SlotUser string `toml:"slot_user"`
+	// RunAsOwner lets a startd running as root run a job as its owner
+	// (the job's OsUser, which its schedd sets) when the job's UidDomain
+	// is the slot's and the account exists here and is not root; other
+	// jobs run as the slot user (HTCondor's STARTER_ALLOW_RUNAS_OWNER).
+	// Such a job with should_transfer_files = IF_NEEDED in the slot's
+	// FileSystemDomain runs in its own directory, as on its submit host.
+	// A slot's UidDomain is the host name unless [startd.attributes] sets
+	// one. Typically true.
+	RunAsOwner bool `toml:"run_as_owner"`
 
 	// UpdateInterval is how often every slot ad is sent to the collector
 	// even when nothing changed. HTCondor: 5m.

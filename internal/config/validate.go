@@ -57,6 +57,7 @@ func (c *Config) Validate() error {
 	positive("collector.ad_lifetime", c.Collector.AdLifetime)
 	check(c.Collector.DeadMemberGrace.Duration >= 0, "collector.dead_member_grace", "must not be negative")
 	check(c.Collector.MaxBodyBytes >= 1024, "collector.max_body_bytes", "must be at least 1024")
+	errs = append(errs, c.checkExprLimits("collector", c.Collector.MaxExpressionBytes, c.Collector.MaxExpressionTokens, c.Collector.MaxExpressionDepth)...)
 
 	hostPort("negotiator.listen", c.Negotiator.Listen, false)
 	positive("negotiator.interval", c.Negotiator.Interval)

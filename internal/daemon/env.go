@@ -10,6 +10,7 @@
 package daemon
 
 import (
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -43,6 +44,18 @@ type Env struct {
 
 	connOnce  sync.Once
 	connector *wire.Connector
+
+	incOnce     sync.Once
+	incarnation string
+}
+
+// Incarnation returns the random id of this start of the daemon. It goes
+// in the daemon's gossip metadata and in every ad it sends, so that the
+// collector, told by gossip that a member is dead, removes only the ads of
+// that start and not those of a successor that took its name.
+func (e *Env) Incarnation() string {
+	e.incOnce.Do(func() { e.incarnation = rand.Text()[:16] })
+	return e.incarnation
 }
 
 // NewEnv builds the environment of the daemon kind from a validated

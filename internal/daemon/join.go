@@ -39,7 +39,7 @@ func (e *Env) JoinPool(ctx context.Context, kind, name, addr string) (*membershi
 		Name:          name,
 		Bind:          mc.Bind,
 		Join:          join,
-		Meta:          membership.Meta{Kind: kind, Addr: addr, Version: Version},
+		Meta:          membership.Meta{Kind: kind, Addr: addr, Version: Version, Incarnation: e.Incarnation()},
 		ProbeInterval: mc.ProbeInterval.Duration,
 		ProbeTimeout:  mc.ProbeTimeout.Duration,
 		SuspicionMult: mc.SuspicionMult,

@@ -30,6 +30,11 @@ type Meta struct {
 	Kind    string `json:"k"`           // collector, negotiator, schedd, startd, master
 	Addr    string `json:"a"`           // where it serves the wire protocol (host:port)
 	Version string `json:"v,omitempty"` // Kite version
+	// Incarnation is the random id of this start of the daemon, which its
+	// ads carry too: a failure of one start must not remove the ads of the
+	// next, which may take the same name before gossip declares the first
+	// dead.
+	Incarnation string `json:"i,omitempty"`
 	// Leaving is set just before a member leaves on purpose, so that the
 	// others can tell its departure from a failure.
 	Leaving bool `json:"l,omitempty"`

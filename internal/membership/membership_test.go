@@ -94,3 +94,38 @@ func TestMetaTooLarge(t *testing.T) {
 		t.Error("oversized metadata accepted")
 	}
 }
+
+// A daemon killed and started again under its name, before gossip has
+// declared the first start dead: the failure that comes late names the
+// incarnation that died, and the successor's join names its own, so that
+// the collector can tell whose ads to drop.
+func TestRestartUnderTheSameName(t *testing.T) {
+	seed, err := Start(fast("collector1", "collector", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seed.Shutdown()
+	first := fast("startd2", "startd", []string{seed.Gossip()})
+	first.Meta.Incarnation = "first"
+	old, err := Start(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := waitFor(t, seed, Joined, "startd2", 5*time.Second); m.Meta.Incarnation != "first" {
+		t.Fatalf("joined as %+v", m.Meta)
+	}
+	old.Shutdown() // killed: no goodbye
+	second := fast("startd2", "startd", []string{seed.Gossip()})
+	second.Meta.Incarnation = "second"
+	successor, err := Start(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer successor.Shutdown()
+	if m := waitFor(t, seed, Failed, "startd2", 10*time.Second); m.Meta.Incarnation != "first" {
+		t.Errorf("the failure names incarnation %q, want the first", m.Meta.Incarnation)
+	}
+	if m := waitFor(t, seed, Joined, "startd2", 10*time.Second); m.Meta.Incarnation != "second" {
+		t.Errorf("the successor joined as incarnation %q", m.Meta.Incarnation)
+	}
+}

@@ -7,6 +7,7 @@ package pooltest
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -48,7 +50,8 @@ func New(t testing.TB) *Pool {
 	}
 	conf := filepath.Join(dir, "kite.toml")
 	text := "[pool]\nname = \"test\"\ncollector = \"collector:9618\"\nsigning_key = \"pool.key\"\npublic_key = \"pool.pub\"\n" +
-		"[collector]\nlisten = \"collector:9618\"\n[membership]\nenabled = false\n"
+		"[collector]\nlisten = \"collector:9618\"\n[membership]\nenabled = false\n" +
+		fmt.Sprintf("[schedd]\nidentity_map = [%q]\n", ".* "+SelfAccount(t))
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +60,23 @@ func New(t testing.TB) *Pool {
 		t.Fatal(err)
 	}
 	return &Pool{T: t, Name: "test", Dir: dir, Network: wire.NewMemNetwork(), Issuer: auth.NewIssuer(key, "test"), Config: cfg}
+}
+
+// SelfAccount is the test's own account: the pools of tests map every
+// identity to it (schedd.identity_map), so that a test's jobs of
+// "alice" and "bob" are the test's own files, as root and as a user.
+func SelfAccount(t testing.TB) string {
+	a, err := runas.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Name
+}
+
+// IdentityMap is the map of every identity to the test's own account,
+// for tests that build a schedd's configuration by hand.
+func IdentityMap(t testing.TB) []string {
+	return []string{".* " + SelfAccount(t)}
 }
 
 // Env returns a daemon environment of the given kind in the pool. Logs go

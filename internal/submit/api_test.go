@@ -168,3 +168,59 @@ func TestClusterAppendJSON(t *testing.T) {
 		}
 	}
 }
+
+// Submit files are UTF-8 text: a bad byte is refused with its file, line
+// and column (issue 14 item 8), in the file and in a `queue from` file.
+func TestInvalidUTF8(t *testing.T) {
+	tests := []struct {
+		name, src, items string
+		want             string
+	}{
+		{"in a value", "executable = /bin/true\narguments = a \xff b\nqueue\n", "", "job.sub:2:15: byte 0xff is not valid UTF-8"},
+		{"in a comment", "# caf\xe9\nexecutable = /bin/true\nqueue\n", "", "job.sub:1:6: byte 0xe9 is not valid UTF-8"},
+		{"in a queue from file", "executable = /bin/true\narguments = $(x)\nqueue x from items.txt\n", "one\ntw\xc3o\n", "job.sub:3: queue from items.txt:2:3: byte 0xc3 is not valid UTF-8"},
+		{"valid", "executable = /bin/true\narguments = café ✓\nqueue x from items.txt\n", "é\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, _, err := Parse("job.sub", []byte(tt.src))
+			if err == nil {
+				env := Env{Cluster: 1, Owner: "alice", Dir: "/d", ReadFile: func(string) ([]byte, error) { return []byte(tt.items), nil }}
+				_, _, err = d.Expand(env)
+			}
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Env.MaxJobs (the schedd's max_jobs_per_submission) refuses a queue
+// statement before its jobs are made: queue 1000000 costs nothing.
+func TestMaxJobs(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string // "" expanded
+	}{
+		{"executable = /bin/true\nqueue 1000000\n", "job.sub:2: too many jobs: more than 10 in one submit (the schedd's limit, schedd.max_jobs_per_submission)"},
+		{"executable = /bin/true\nqueue 6\nqueue 6\n", "job.sub:3: too many jobs: more than 10"},
+		{"executable = /bin/true\nqueue x in (a b c d e f g h i j k)\n", "job.sub:2: too many jobs"},
+		{"executable = /bin/true\nqueue 10\n", ""},
+	}
+	for _, tt := range tests {
+		d, _, err := Parse("job.sub", []byte(tt.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _, err := d.Expand(Env{Cluster: 1, Owner: "alice", Dir: "/d", MaxJobs: 10})
+		switch {
+		case tt.want == "" && (err != nil || len(c.Procs) != 10):
+			t.Errorf("%q: %v", tt.src, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%q: %v, want %q", tt.src, err, tt.want)
+		}
+	}
+}

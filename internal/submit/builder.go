@@ -86,13 +86,24 @@ func (b *builder) runStep(i int, s step) error {
 // nothing), and its definition. An empty value counts as not given.
 func (b *builder) value(keys ...string) (string, *macro) {
 	for _, k := range keys {
-		m := b.x.defs.lookup(k)
+		m := b.command(k)
 		if m == nil {
 			continue
 		}
 		return b.expandCommand(k, m), m
 	}
 	return "", nil
+}
+
+// command returns the definition of a command (a lower-cased name) for
+// the proc being made. A queue statement's loop variable of the same name
+// replaces the file's definition, as in condor_submit, where
+// `queue arguments from (...)` sets each job's arguments.
+func (b *builder) command(key string) *macro {
+	if v, ok := b.x.sc.loopVars[key]; ok {
+		return &macro{name: key, value: v, sp: b.stmt.sp, item: true}
+	}
+	return b.x.defs.lookup(key)
 }
 
 // expandCommand expands a command's value, once per statement unless it
@@ -107,7 +118,7 @@ func (b *builder) expandCommand(key string, m *macro) string {
 	if b.exp.err != nil && b.errM == nil {
 		b.errM = m
 	}
-	live := b.exp.live
+	live := b.exp.live || m.item
 	b.exp.live = was || live
 	b.live = b.live || live
 	if b.tracking {
@@ -119,7 +130,7 @@ func (b *builder) expandCommand(key string, m *macro) string {
 // defined reports whether any of keys is defined, whatever its value.
 func (b *builder) defined(keys ...string) bool {
 	for _, k := range keys {
-		if b.x.defs.lookup(k) != nil {
+		if b.command(k) != nil {
 			return true
 		}
 	}

@@ -172,7 +172,7 @@ func (b *builder) readTransfer() (*transferSpec, error) {
 	switch t.should = strings.ToUpper(v); t.should {
 	case "":
 		t.should, t.shouldDef = transferIfNeeded, true
-	case "TRUE":
+	case "TRUE", "ALWAYS": // condor_submit takes ALWAYS as YES
 		t.should = transferYes
 	case "FALSE":
 		t.should = transferNo

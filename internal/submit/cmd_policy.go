@@ -55,7 +55,7 @@ type retrySpec struct {
 // retry_until or success_exit_code it builds OnExitRemove as
 // condor_submit does:
 //
-//	NumJobCompletions > MaxRetries || ExitCode =?= <success> [|| <retry_until>] [|| (<on_exit_remove>)]
+//	NumJobCompletions > JobMaxRetries || ExitCode =?= <success> [|| <retry_until>] [|| (<on_exit_remove>)]
 func stepRetries(b *builder) error {
 	r, err := b.readRetries()
 	if err != nil {
@@ -67,11 +67,11 @@ func stepRetries(b *builder) error {
 		}
 		return b.exprOrDefault("OnExitHold", r.hold, r.holdM, ast.Bool(false))
 	}
-	if !r.maxSet && !b.has("MaxRetries") {
+	if !r.maxSet && !b.has("JobMaxRetries") {
 		r.maxRetries, r.maxSet = defaultMaxRetries, true
 	}
 	if r.maxSet {
-		b.setInt("MaxRetries", r.maxRetries)
+		b.setInt("JobMaxRetries", r.maxRetries)
 	}
 	if err := b.exprOrDefault("OnExitHold", r.hold, r.holdM, ast.Bool(false)); err != nil {
 		return err
@@ -113,7 +113,7 @@ func (b *builder) readRetries() (*retrySpec, error) {
 
 // retryRemove builds and sets the OnExitRemove of a job with retries.
 func (b *builder) retryRemove(r *retrySpec) error {
-	expr := "NumJobCompletions > MaxRetries || ExitCode =?= "
+	expr := "NumJobCompletions > JobMaxRetries || ExitCode =?= "
 	if r.successSet {
 		b.setInt("JobSuccessExitCode", r.success)
 		expr += "JobSuccessExitCode"

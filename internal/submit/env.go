@@ -50,6 +50,11 @@ type Env struct {
 	// tests need no shell and so that callers decide whether submit files
 	// may run commands at all. Nil: such a queue statement is an error.
 	RunCommand func(command string) ([]byte, error)
+	// MaxJobs, when positive, is the most jobs the cluster may have: the
+	// schedd's max_jobs_per_submission, which it gives with the cluster
+	// id. A queue statement that would pass it is refused before its jobs
+	// are made.
+	MaxJobs int
 }
 
 // HostInfo describes the submit host as HTCondor's configuration does.

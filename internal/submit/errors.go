@@ -1,8 +1,10 @@
 package submit
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error is a problem in a submit description, at the line (and, when a
@@ -114,4 +116,24 @@ func (s span) from(off int) span {
 		}
 	}
 	return out
+}
+
+// checkUTF8 refuses text that is not UTF-8, naming the file, line and
+// column of the first bad byte: the ads a submit sends are JSON, which is
+// UTF-8, and the schedd refuses anything else.
+func checkUTF8(file string, data []byte) *Error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	i := 0
+	for i < len(data) {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		i += n
+	}
+	line := 1 + bytes.Count(data[:i], []byte("\n"))
+	col := i - (bytes.LastIndexByte(data[:i], '\n') + 1) + 1
+	return &Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf("byte 0x%02x is not valid UTF-8 (submit files are UTF-8 text)", data[i])}
 }

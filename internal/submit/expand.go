@@ -68,7 +68,7 @@ type expander struct {
 	groups   []*group
 	nextProc int
 	warnings []Warning
-	// maxProcs, when positive, bounds the number of procs (for tests).
+	// maxProcs, when positive, bounds the number of procs (Env.MaxJobs).
 	maxProcs int
 	// slow makes every step dynamic, so that every proc is built from
 	// scratch; tests compare it with the fast path.
@@ -93,6 +93,7 @@ func newExpander(d *Description, env *Env) *expander {
 	x := &expander{
 		d: d, env: env, defs: newMacros(),
 		exprs: map[string]ast.Expr{}, ints: map[int64]*ast.Literal{},
+		maxProcs: env.MaxJobs,
 	}
 	x.sc = newScope(x.defs, env, d.file)
 	return x

@@ -11,6 +11,9 @@ type macro struct {
 	name  string // as first written
 	value string // raw: references are expanded when the macro is used
 	sp    span   // where the value was written
+	// item says the value is a queue statement's item (a loop variable
+	// that names a command): it differs from proc to proc.
+	item bool
 }
 
 // macros is the table of definitions in force at a point of the file.

@@ -41,6 +41,9 @@ func (d *Description) File() string { return d.file }
 // give warnings; syntax errors give an ErrorList naming file and line, and
 // no description.
 func Parse(name string, src []byte) (*Description, []Warning, error) {
+	if err := checkUTF8(name, src); err != nil {
+		return nil, nil, ErrorList{err}
+	}
 	p := &parser{d: &Description{file: name}, r: reader{src: string(src)}}
 	for len(p.errs) < maxErrors {
 		l, ok := p.r.next()

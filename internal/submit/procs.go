@@ -30,7 +30,7 @@ func (x *expander) queue(st *stmt) error {
 	b := &builder{x: x, stmt: st, cache: map[string]cached{}, exp: expansion{sc: x.sc}}
 	b.nprocs = count * selectedCount(q.slice, len(items))
 	if x.maxProcs > 0 && x.nextProc+b.nprocs > x.maxProcs {
-		return x.errorAt(st.sp.line(), 0, "too many jobs: more than %d", x.maxProcs)
+		return x.errorAt(st.sp.line(), 0, "too many jobs: more than %d in one submit (the schedd's limit, schedd.max_jobs_per_submission)", x.maxProcs)
 	}
 	steps := x.steps()
 	for row, item := range items {
@@ -186,6 +186,9 @@ func (x *expander) fromFile(name string, st *stmt) ([]string, error) {
 	}
 	if err != nil {
 		return nil, x.errorAt(st.sp.line(), 0, "queue from %s: %v", name, err)
+	}
+	if err := checkUTF8(name, data); err != nil {
+		return nil, x.errorAt(st.sp.line(), 0, "queue from %v", err)
 	}
 	var items []string
 	for _, line := range strings.Split(string(data), "\n") {

@@ -86,6 +86,9 @@ func encode(in any) ([]byte, error) {
 	if in == nil {
 		return nil, nil
 	}
+	if err := checkText(in); err != nil {
+		return nil, err
+	}
 	return json.Marshal(in)
 }
 

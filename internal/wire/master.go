@@ -28,6 +28,10 @@ type MasterCommand struct {
 type MasterDaemons struct {
 	Master  string         `json:"master"`
 	Daemons []DaemonStatus `json:"daemons"`
+	// NeedRestart, in a reconfig's answer, are the configuration keys
+	// that changed but are read only when their daemon starts (the
+	// section names the daemon; pool, tls, log and membership: all).
+	NeedRestart []string `json:"need_restart,omitempty"`
 }
 
 // Daemon states a master reports.

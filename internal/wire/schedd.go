@@ -33,6 +33,10 @@ type NewCluster struct {
 	Cluster int64 `json:"cluster"`
 	// Owner is who the schedd takes the caller for: the jobs' Owner.
 	Owner string `json:"owner"`
+	// MaxJobs is the most jobs the submit may queue (the schedd's
+	// max_jobs_per_submission), so that a tool refuses a larger one before
+	// making its jobs. 0: not said.
+	MaxJobs int `json:"max_jobs,omitempty"`
 }
 
 // SubmitResult says what a submit queued.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kite-sched/kite/internal/auth"
 )
@@ -23,6 +25,19 @@ const Public auth.Level = 0
 
 // DefaultMaxBody bounds request bodies unless a mux says otherwise.
 const DefaultMaxBody = 64 << 20
+
+// Write timeouts. A client that stops reading must not hold a daemon's
+// goroutine, buffers (or, through them, a store) for ever; a healthy
+// stream, however long, must not be cut.
+const (
+	// AnswerWriteTimeout bounds the writing of a one-value answer, from
+	// when the handler has it.
+	AnswerWriteTimeout = 30 * time.Second
+	// StallTimeout bounds each write of a streamed or raw answer (a chunk
+	// of ads, a piece of a file): the deadline moves on with every write,
+	// so only a reader that stalls this long is cut off.
+	StallTimeout = 30 * time.Second
+)
 
 // Verifier checks a bearer token; *auth.Verifier is one.
 type Verifier interface {
@@ -39,18 +54,24 @@ type StreamHandler func(ctx context.Context, r *Request, s *Stream) error
 type Request struct {
 	HTTP   *http.Request
 	Caller auth.Identity
+	// bodyKey is the configuration key that bounds the body, for errors.
+	bodyKey string
 }
 
-// Decode reads the JSON body into v, strictly: unknown fields and
-// trailing data are errors.
+// Decode reads the JSON body into v, strictly: unknown fields, trailing
+// data and text that is not UTF-8 are errors (encoding/json would turn
+// bad bytes into U+FFFD silently).
 func (r *Request) Decode(v any) error {
-	dec := json.NewDecoder(r.HTTP.Body)
+	b, err := r.Body()
+	if err != nil {
+		return err
+	}
+	if i := invalidUTF8(b); i >= 0 {
+		return BadRequest("request body: offset %d: byte 0x%02x is not valid UTF-8", i, b[i])
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return BadRequest("request body: offset %d: %v", se.Offset, err)
@@ -63,14 +84,43 @@ func (r *Request) Decode(v any) error {
 	return nil
 }
 
+// invalidUTF8 returns the offset of the first byte of b that is not
+// valid UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
 // Body reads the whole request body (bounded like every body).
 func (r *Request) Body() ([]byte, error) {
 	b, err := io.ReadAll(r.HTTP.Body)
-	var mbe *http.MaxBytesError
-	if err != nil && !errors.As(err, &mbe) {
-		return nil, BadRequest("request body: %v", err)
+	if err != nil {
+		return nil, r.BodyError(err)
 	}
-	return b, err
+	return b, nil
+}
+
+// BodyError is the error of a failed read of the body: over the route's
+// bound, a 413 that names the bound and the key that sets it.
+func (r *Request) BodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if !errors.As(err, &mbe) {
+		return BadRequest("request body: %v", err)
+	}
+	e := newError(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body larger than %d bytes", mbe.Limit)
+	if r.bodyKey != "" {
+		e.Message += " (the limit is " + r.bodyKey + ")"
+	}
+	return e
 }
 
 // PathValue returns a wildcard of the route's pattern.
@@ -89,7 +139,11 @@ type Mux struct {
 	verifier Verifier
 	log      *slog.Logger
 	maxBody  int64
+	bodyKey  string
 	routes   []Route
+	// answerWrite and stall are the write timeouts (AnswerWriteTimeout,
+	// StallTimeout unless SetWriteTimeouts says otherwise).
+	answerWrite, stall time.Duration
 }
 
 // NewMux returns a mux that verifies tokens with v and logs to log.
@@ -97,19 +151,33 @@ func NewMux(v Verifier, log *slog.Logger) *Mux {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Mux{mux: http.NewServeMux(), verifier: v, log: log, maxBody: DefaultMaxBody}
+	return &Mux{mux: http.NewServeMux(), verifier: v, log: log, maxBody: DefaultMaxBody,
+		answerWrite: AnswerWriteTimeout, stall: StallTimeout}
 }
 
+// SetWriteTimeouts sets how long writing a one-value answer may take and
+// how long one write of a streamed or raw answer may stall, for routes
+// added from now on.
+func (m *Mux) SetWriteTimeouts(answer, stall time.Duration) { m.answerWrite, m.stall = answer, stall }
+
 // SetMaxBody bounds request bodies of routes added from now on.
-func (m *Mux) SetMaxBody(n int64) { m.maxBody = n }
+func (m *Mux) SetMaxBody(n int64) { m.maxBody, m.bodyKey = n, "" }
+
+// LimitBody bounds request bodies of routes added from now on to n
+// bytes, which the configuration key key sets (errors name it).
+func (m *Mux) LimitBody(n int64, key string) { m.maxBody, m.bodyKey = n, key }
 
 // Routes returns the endpoints added so far.
 func (m *Mux) Routes() []Route { return m.routes }
 
 // Handle adds an endpoint answered with one JSON value.
 func (m *Mux) Handle(pattern string, level auth.Level, h Handler) {
+	answer := m.answerWrite
 	m.add(pattern, level, func(w http.ResponseWriter, r *Request) {
 		v, err := h(r.HTTP.Context(), r)
+		// The handler may have taken long (a big body read slowly): the
+		// answer gets its own time to be written.
+		setWriteDeadline(w, answer)
 		if err != nil {
 			m.fail(w, r, err)
 			return
@@ -127,8 +195,9 @@ func (m *Mux) Handle(pattern string, level auth.Level, h Handler) {
 
 // HandleStream adds an endpoint answered with a stream of JSON values.
 func (m *Mux) HandleStream(pattern string, level auth.Level, h StreamHandler) {
+	stall := m.stall
 	m.add(pattern, level, func(w http.ResponseWriter, r *Request) {
-		s := newStream(w)
+		s := newStream(&stallWriter{ResponseWriter: w, stall: stall})
 		err := h(r.HTTP.Context(), r, s)
 		s.finish(err)
 	})
@@ -140,19 +209,53 @@ type RawHandler func(w http.ResponseWriter, r *Request) error
 
 // HandleRaw adds an endpoint that writes its own answer.
 func (m *Mux) HandleRaw(pattern string, level auth.Level, h RawHandler) {
+	stall := m.stall
 	m.add(pattern, level, func(w http.ResponseWriter, r *Request) {
-		if err := h(w, r); err != nil {
-			m.fail(w, r, err)
+		sw := &stallWriter{ResponseWriter: w, stall: stall}
+		if err := h(sw, r); err != nil {
+			m.fail(sw, r, err)
 		}
 	})
 }
 
+// setWriteDeadline gives the writes to come on w d to complete.
+func setWriteDeadline(w http.ResponseWriter, d time.Duration) {
+	// An error means the connection cannot take deadlines (a test's
+	// recorder): the answer is written without one.
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d))
+}
+
+// stallWriter is a ResponseWriter whose every write and flush has stall
+// to go through, counted from its start: a long answer to a reader that
+// keeps reading is never cut, one to a reader that stops is, after stall.
+type stallWriter struct {
+	http.ResponseWriter
+	stall time.Duration
+}
+
+func (w *stallWriter) Write(p []byte) (int, error) {
+	setWriteDeadline(w.ResponseWriter, w.stall)
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush flushes the answer, reporting a stalled reader as an error.
+func (w *stallWriter) FlushError() error {
+	setWriteDeadline(w.ResponseWriter, w.stall)
+	return http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Flush is http.Flusher's: the error, if any, shows at the next write.
+func (w *stallWriter) Flush() { w.FlushError() }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (m *Mux) add(pattern string, level auth.Level, serve func(http.ResponseWriter, *Request)) {
 	m.routes = append(m.routes, Route{Pattern: pattern, Level: level})
-	maxBody := m.maxBody
+	maxBody, bodyKey := m.maxBody, m.bodyKey
 	m.mux.HandleFunc(pattern, func(w http.ResponseWriter, hr *http.Request) {
 		hr.Body = http.MaxBytesReader(w, hr.Body, maxBody)
-		r := &Request{HTTP: hr}
+		r := &Request{HTTP: hr, bodyKey: bodyKey}
 		if err := m.authorize(r, pattern, level); err != nil {
 			m.fail(w, r, err)
 			return
@@ -195,7 +298,9 @@ func (m *Mux) fail(w http.ResponseWriter, r *Request, err error) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.Status)
-	json.NewEncoder(w).Encode(errorBody{e})
+	if err := json.NewEncoder(w).Encode(errorBody{e}); err != nil {
+		m.log.Debug("write error answer", "path", r.HTTP.URL.Path, "err", err)
+	}
 }
 
 // ServeHTTP serves a request.
@@ -304,9 +409,12 @@ func Serve(ctx context.Context, l net.Listener, h http.Handler, tlsConfig *tls.C
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		TLSConfig:         tlsConfig,
-		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		// A backstop for answers written outside the mux's handlers (which
+		// set their own deadlines as they write): no write waits for ever.
+		WriteTimeout: AnswerWriteTimeout,
+		IdleTimeout:  2 * time.Minute,
+		TLSConfig:    tlsConfig,
+		BaseContext:  func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	errc := make(chan error, 1)
 	go func() {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,50 @@ func TestUnreachable(t *testing.T) {
 	c := NewConnector(ConnectorOptions{Network: NewMemNetwork()}).Client("127.0.0.1:1")
 	if err := c.Call(context.Background(), "GET", "/v1/health", nil, nil); !errors.Is(err, ErrUnreachable) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A tool refuses to send text that is not UTF-8 instead of letting
+// encoding/json turn it into U+FFFD (issue 14 item 8); a daemon refuses
+// such a body with the offset of the bad byte.
+func TestInvalidUTF8Requests(t *testing.T) {
+	type edit struct {
+		IDs   []string
+		Attrs map[string]string
+		Raw   []byte
+		Next  *edit
+	}
+	tests := []struct {
+		in   any
+		want string // "" sent
+	}{
+		{edit{IDs: []string{"1.0"}, Attrs: map[string]string{"Note": `"café"`}, Raw: []byte{0xff}}, ""},
+		{edit{Attrs: map[string]string{"Note": "\"a\xffb\""}}, "request.Attrs[Note]: byte 0xff at offset 2 is not valid UTF-8"},
+		{edit{Attrs: map[string]string{"N\xc3": "1"}}, "request.Attrs key: byte 0xc3 at offset 1"},
+		{edit{IDs: []string{"1", "\xfe"}}, "request.IDs[1]: byte 0xfe at offset 0"},
+		{&edit{Next: &edit{IDs: []string{"\x80"}}}, "request.Next.IDs[0]: byte 0x80"},
+	}
+	for _, tt := range tests {
+		_, err := encode(tt.in)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%+v: %v", tt.in, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%+v: %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	for _, tt := range []struct{ body, want string }{
+		{"{\"name\":\"a\xffb\"}", "request body: offset 10: byte 0xff is not valid UTF-8"},
+		{`{"name":"ok"}`, ""},
+	} {
+		hr := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+		var v struct{ Name string }
+		err := (&Request{HTTP: hr}).Decode(&v)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%q: %v", tt.body, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !IsCode(err, CodeBadRequest)):
+			t.Errorf("%q: %v, want %q", tt.body, err, tt.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/analyze"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/wire"
@@ -78,11 +79,21 @@ func analyzeAds(ctx context.Context, g *globals, w io.Writer, jobs []*classad.Ad
 	if err != nil {
 		return fmt.Errorf("reading the pool's slots: %w", err)
 	}
+	negs, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), wire.Query{Type: attr.TypeNegotiator})
+	if err != nil {
+		return fmt.Errorf("reading the negotiator's ad: %w", err)
+	}
+	var neg *classad.Ad
+	if len(negs) > 0 {
+		neg = negs[0]
+	}
 	for i, job := range jobs {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := printAnalysis(w, job, analyze.Job(job, slots)); err != nil {
+		r := analyze.Job(job, slots)
+		r.NeverRuns(negotiator.LimitShortfalls(job, neg))
+		if err := printAnalysis(w, job, r); err != nil {
 			return err
 		}
 	}
@@ -121,6 +132,12 @@ func printAnalysis(w io.Writer, job *classad.Ad, r *analyze.Report) error {
 		}
 		if err := t.write(&b); err != nil {
 			return err
+		}
+	}
+	if len(r.Never) > 0 {
+		b.WriteString("\nThe job never runs:\n")
+		for _, s := range r.Never {
+			b.WriteString("  - " + s + "\n")
 		}
 	}
 	if len(r.Suggestions) > 0 {

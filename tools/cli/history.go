@@ -50,10 +50,11 @@ func (o *historyOptions) run(ctx context.Context, w io.Writer, args []string) er
 	var af *autoFormat
 	var err error
 	if o.afSet {
-		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args); err != nil {
+		ids := leadingIDs(args) // kite history 13.0 -af ClusterId: 13.0 is a job
+		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args[len(ids):]); err != nil {
 			return err
 		}
-		args = nil
+		args = ids
 	}
 	ids, owners := splitArgs(args)
 	var parts []string

@@ -34,7 +34,7 @@ kite token create.`,
 	}
 	c.Flags().StringVar(&o.dir, "dir", "", "directory of the pool (default $KITE_HOME or ~/.kite)")
 	c.Flags().StringVar(&o.name, "name", "kite", "name of the pool")
-	c.Flags().StringVar(&o.collector, "collector", "127.0.0.1:9618", "host:port of the pool's collector")
+	c.Flags().StringVar(&o.collector, "collector", "", "host:port of the pool's collector (default: on loopback, at the port kite up would give a pool in DIR: 9618 for ~/.kite)")
 	c.Flags().StringVar(&o.admin, "admin", "", "identity of the administrator token (default: your user name)")
 	return c
 }
@@ -65,6 +65,18 @@ func (o *initOptions) run(c *cobra.Command) error {
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "state"), 0o700); err != nil {
 		return err
+	}
+	if o.collector == "" {
+		// As kite up chooses: a second pool on this machine gets its own port.
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return err
+		}
+		ports, err := pickPorts(personalPorts(abs, 1))
+		if err != nil {
+			return err
+		}
+		o.collector = fmt.Sprintf("127.0.0.1:%d", ports[0])
 	}
 	if err := auth.GenerateKeys(filepath.Join(dir, "pool.key"), filepath.Join(dir, "pool.pub")); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,8 +88,11 @@ func newMasterCommandCmd(g *globals, name, short, path string) *cobra.Command {
 		Long: short + `.
 
 Without -daemon it applies to every daemon the master runs. -name picks the
-master by host name or address (default: this host's, or the pool's only
-one). It needs an ADMINISTRATOR token.`,
+master by host name or address. Without it the command goes to this host's
+master, at the address the local configuration gives it ([master] listen),
+without asking the collector (which kite off stops too); when that address
+has no fixed port or nothing answers there, to the master the collector
+knows for this host, or the pool's only one. It needs an ADMINISTRATOR token.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			addr, err := g.findMaster(c.Context(), host)
@@ -108,7 +112,10 @@ one). It needs an ADMINISTRATOR token.`,
 				fmt.Fprintf(c.OutOrStdout(), "Sent \"%s\" to %s: the master stops its daemons and exits.\n", name, res.Master)
 				return nil
 			}
-			return printDaemons(c.OutOrStdout(), res)
+			if err := printDaemons(c.OutOrStdout(), res); err != nil {
+				return err
+			}
+			return printNeedRestart(c.OutOrStdout(), res.NeedRestart)
 		},
 	}
 	f := c.Flags()
@@ -118,6 +125,36 @@ one). It needs an ADMINISTRATOR token.`,
 		f.BoolVar(&all, "master", false, "stop the master too, after its daemons")
 	}
 	return c
+}
+
+// localMaster returns where this host's master listens, as the local
+// configuration says: its [master] listen address with a wildcard host
+// made loopback. A port of 0 (the master picks one) tells nothing.
+func localMaster(cfg *config.Config) (string, bool) {
+	host, port, err := net.SplitHostPort(cfg.Master.Listen)
+	if err != nil || port == "" || port == "0" {
+		return "", false
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+		if ip != nil && ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return net.JoinHostPort(host, port), true
+}
+
+// listening reports whether something accepts connections at addr.
+func listening(ctx context.Context, addr string) bool {
+	var d net.Dialer
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 func printDaemons(w io.Writer, res wire.MasterDaemons) error {
@@ -146,7 +183,9 @@ func (g *globals) client(addr string) (*wire.Client, error) {
 	return conn.Client(addr), nil
 }
 
-// findMaster finds a master's address through the collector.
+// findMaster finds a master's address: name when it is one; with no
+// name, this host's master from the local configuration when it answers
+// there; else through the collector.
 func (g *globals) findMaster(ctx context.Context, name string) (string, error) {
 	if strings.Contains(name, ":") {
 		return name, nil
@@ -154,6 +193,11 @@ func (g *globals) findMaster(ctx context.Context, name string) (string, error) {
 	cfg, err := g.loadConfig()
 	if err != nil {
 		return "", err
+	}
+	if name == "" {
+		if addr, ok := localMaster(cfg); ok && listening(ctx, addr) {
+			return addr, nil
+		}
 	}
 	conn, err := g.connector(cfg)
 	if err != nil {
@@ -180,4 +224,15 @@ func (g *globals) findMaster(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("no master in the pool (is kite master running, and advertising to %s?)", cfg.Pool.Collector)
 	}
 	return "", usageError{fmt.Errorf("no master for host %q among the pool's %d: choose one with -name", name, len(ads))}
+}
+
+// printNeedRestart names the changed configuration keys a reconfig could
+// not apply: their daemons read them only when they start.
+func printNeedRestart(w io.Writer, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\nThese changed keys apply only when their daemon restarts (kite restart -daemon NAME; pool, tls, log and membership keys: every daemon):\n  %s\n",
+		strings.Join(keys, "\n  "))
+	return err
 }

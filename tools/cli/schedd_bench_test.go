@@ -41,7 +41,7 @@ func benchPool(b *testing.B) (addr, dir string) {
 	s, err := schedd.New(p.Env("schedd"), schedd.Config{
 		Listen: "127.0.0.1:0", Name: "bench", Spool: filepath.Join(dir, "spool"), UIDDomain: "bench.org",
 		PeriodicInterval: time.Hour, UpdateInterval: time.Hour, UpdateDelay: time.Second, ClaimLease: time.Minute,
-		MaxBodyBytes: 1 << 30, HistoryRetain: 1000, NoSync: os.Getenv("BENCH_NOSYNC") != "",
+		MaxBodyBytes: 1 << 30, MaxJobsPerSubmission: 100_000, MaxJobsPerOwner: 1 << 30, HistoryRetain: 1000, NoSync: os.Getenv("BENCH_NOSYNC") != "", IdentityMap: pooltest.IdentityMap(b),
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,6 +15,9 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/kite-sched/kite/internal/runas"
+	"github.com/kite-sched/kite/internal/wire"
 )
 
 // The scripts in testdata/script run the real kite commands.
@@ -30,13 +36,33 @@ func TestScripts(t *testing.T) {
 			env.Setenv("PORT", port)
 			env.Setenv("KITE_HOME", env.WorkDir+"/pool")
 			env.Defer(func() { stopLeftPool(env.WorkDir + "/pool") })
+			if a, ok := userAccount(); ok {
+				env.Setenv("ALICE", a.Name)
+				env.Setenv("ALICE_UID", strconv.FormatUint(uint64(a.UID), 10))
+			}
 			return err
 		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "root":
+				return os.Geteuid() == 0, nil
+			case "useraccount":
+				_, ok := userAccount()
+				return ok, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"gen":        gen,
+			"tokenat":    tokenAt,
+			"waitq":      waitQueue,
+			"waitdone":   waitDone,
 			"waitport":   waitPort,
 			"waitads":    waitAds,
+			"waitattr":   waitAttr,
 			"killdaemon": killDaemon,
 			"waitdaemon": waitDaemon,
+			"waitmaster": waitMaster,
 			"runsdir":    runsDir,
 			"waitrun":    waitRunning,
 			"checkruns":  checkRuns,
@@ -126,6 +152,27 @@ func waitAds(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("waitads %s: the collector has not got %d ad(s): %s", args[0], want, out)
 }
 
+// waitAttr waits until an attribute of a daemon's ad in the collector
+// matches a regular expression: waitattr KIND ATTR REGEXP.
+func waitAttr(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: waitattr KIND ATTR REGEXP")
+	}
+	re, err := regexp.Compile(args[2])
+	if err != nil {
+		ts.Fatalf("waitattr: %v", err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	var out string
+	for time.Now().Before(deadline) {
+		if out = kiteOut(ts, "status", "-"+args[0], "-af", args[1]); re.MatchString(out) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("waitattr: %s of the %s is %q, not matching %s", args[1], args[0], out, args[2])
+}
+
 // kiteOut runs a kite command as the script would and returns its output.
 func kiteOut(ts *testscript.TestScript, args ...string) string {
 	cmd := exec.Command("kite", args...)
@@ -171,6 +218,39 @@ func waitDaemon(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	ts.Fatalf("waitdaemon %s: not running again: %q", args[0], out)
+}
+
+// waitMaster waits until this host's master, asked directly at the
+// address $KITE_HOME's configuration gives it, reports the daemon in the
+// state (kite off and on answer before the daemons have stopped or
+// started, and the collector may be among them).
+func waitMaster(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitmaster KIND STATE")
+	}
+	g := &globals{configPath: filepath.Join(ts.Getenv("KITE_HOME"), "kite.toml")}
+	cfg, err := g.loadConfig()
+	ts.Check(err)
+	conn, err := g.connector(cfg)
+	ts.Check(err)
+	addr, ok := localMaster(cfg)
+	if !ok {
+		ts.Fatalf("waitmaster: the configuration gives the master no fixed address")
+	}
+	var res wire.MasterDaemons
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		res = wire.MasterDaemons{}
+		if err := conn.Client(addr).Call(context.Background(), "GET", wire.PathMasterDaemons, nil, &res); err == nil {
+			for _, d := range res.Daemons {
+				if d.Name == args[0] && d.State == args[1] {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("waitmaster: the %s is not %s: %+v", args[0], args[1], res.Daemons)
 }
 
 // runsDir makes a directory every user may write (jobs may run as nobody)
@@ -230,4 +310,54 @@ func waitRunning(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	ts.Fatalf("waitrun: fewer than %d jobs run: %q", want, out)
+}
+
+// userAccount returns an existing unprivileged account other than
+// nobody: the owner of a multi-user script's jobs (the script maps an
+// identity to it with schedd.identity_map), as ALICE and ALICE_UID.
+func userAccount() (*runas.Account, bool) {
+	for _, name := range []string{"daemon", "bin", "games", "man", "lp", "mail", "news"} {
+		if a, err := runas.Lookup(name); err == nil && !a.Root() {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// waitQueue waits until kite q -constraint CONSTRAINT lists N jobs.
+func waitQueue(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitq CONSTRAINT N")
+	}
+	want, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("waitq: %v", err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	var out string
+	for time.Now().Before(deadline) {
+		out = kiteOut(ts, "q", "-allusers", "-constraint", args[0], "-af", "ClusterId")
+		if len(strings.Fields(out)) >= want {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ts.Fatalf("waitq: fewer than %d jobs with %s: %q\n%s", want, args[0], out, kiteOut(ts, "q", "-allusers", "-af", "ClusterId", "ProcId", "JobStatus", "HoldReason"))
+}
+
+// waitDone waits until job ID is in the history, completed.
+func waitDone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitdone CLUSTER.PROC")
+	}
+	cluster, proc, _ := strings.Cut(args[0], ".")
+	deadline := time.Now().Add(60 * time.Second)
+	var out string
+	for time.Now().Before(deadline) {
+		if out = kiteOut(ts, "history", "-constraint", "ClusterId == "+cluster+" && ProcId == "+proc, "-af", "JobStatus"); out == "4" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	ts.Fatalf("waitdone: job %s has not completed: %q\n%s", args[0], out, kiteOut(ts, "q", "-allusers", "-af", "ClusterId", "ProcId", "JobStatus", "HoldReason"))
 }

@@ -108,7 +108,7 @@ func submitTo(ctx context.Context, c *wire.Client, d *submit.Description, env su
 	if err := c.Call(ctx, "POST", wire.PathNewCluster, nil, &nc); err != nil {
 		return wire.SubmitResult{}, err
 	}
-	env.Cluster, env.Owner = int(nc.Cluster), nc.Owner
+	env.Cluster, env.Owner, env.MaxJobs = int(nc.Cluster), nc.Owner, nc.MaxJobs
 	cl, warns, err := d.Expand(env)
 	printWarnings(stderr, warns)
 	if err != nil {

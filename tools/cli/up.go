@@ -138,6 +138,18 @@ func (o *upOptions) run(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if os.Geteuid() == 0 && cfg.Origin("startd.execute_dir").Source == "default" {
+		// A pool kite init made gets the execute directory kite up gives
+		// its own pools when root runs them.
+		execute, err := personalExecuteDir(dir)
+		if err != nil {
+			return err
+		}
+		o.g.set = append(o.g.set, "startd.execute_dir="+execute)
+		if cfg, err = o.g.loadConfig(); err != nil {
+			return err
+		}
+	}
 	if pid, ok := runningMaster(pidFile); ok {
 		fmt.Fprintf(stderr, "The personal pool in %s is running already (master pid %d).\n", dir, pid)
 		return o.ready(ctx, stdout, cfg, dir, nil)
@@ -168,10 +180,7 @@ func createPersonalPool(dir string, slots int) error {
 	}
 	execute, root := "execute", os.Geteuid() == 0
 	if root {
-		// Jobs run as nobody, who must reach their sandboxes: not under
-		// a home directory only root may enter.
-		execute = filepath.Join(worldReachable(os.TempDir(), "/var/tmp", "/tmp"), fmt.Sprintf("kite-execute-%x", fnv32(dir)))
-		if err := os.MkdirAll(execute, 0o755); err != nil {
+		if execute, err = personalExecuteDir(dir); err != nil {
 			return err
 		}
 	}
@@ -185,6 +194,21 @@ func createPersonalPool(dir string, slots int) error {
 		return err
 	}
 	return writeAdminToken(dir, "personal", currentUser())
+}
+
+// personalExecuteDir makes and returns the execute directory of a
+// personal pool in dir run by root: jobs run as nobody, who must reach
+// their sandboxes, so not under a directory only root may enter (a pool
+// directory is 0700, and often in root's home).
+func personalExecuteDir(dir string) (string, error) {
+	execute := personalExecutePath(dir)
+	return execute, os.MkdirAll(execute, 0o755)
+}
+
+// personalExecutePath is where personalExecuteDir puts the execute
+// directory of the pool in dir.
+func personalExecutePath(dir string) string {
+	return filepath.Join(worldReachable(os.TempDir(), "/var/tmp", "/tmp"), fmt.Sprintf("kite-execute-%x", fnv32(dir)))
 }
 
 // worldReachable returns the first directory that every user can reach
@@ -272,10 +296,46 @@ func runningMaster(pidFile string) (int, bool) {
 	if err != nil || pid <= 0 {
 		return 0, false
 	}
-	if syscall.Kill(pid, 0) != nil {
+	if !masterAlive(pid) {
 		return 0, false
 	}
 	return pid, true
+}
+
+// masterAlive reports whether pid is a live Kite master: a process that
+// exists (kill(pid, 0) succeeds on a zombie too, which a master killed a
+// moment ago is until its parent reaps it), is not dead or a zombie, and
+// runs "kite master" or "kite up" (the pid may have been reused by another
+// program since the pid file was written).
+func masterAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return !errors.Is(err, os.ErrNotExist) // no /proc: trust kill
+	}
+	// The state follows the command name, which is in parentheses and
+	// may itself hold spaces and parentheses.
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 || i+2 >= len(stat) {
+		return false
+	}
+	switch stat[i+2] {
+	case 'Z', 'X', 'x':
+		return false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	for _, a := range args[min(1, len(args)):] {
+		if a == "master" || a == "up" {
+			return true
+		}
+	}
+	return false
 }
 
 // runForeground runs the master in this process until a signal.
@@ -448,7 +508,7 @@ stops the daemons in order (running jobs go back to idle, nothing is lost).`,
 				return err
 			}
 			deadline := time.Now().Add(wait)
-			for syscall.Kill(pid, 0) == nil {
+			for masterAlive(pid) {
 				if time.Now().After(deadline) {
 					return fmt.Errorf("the master (pid %d) has not stopped after %v", pid, wait)
 				}

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kite-sched/kite/internal/config"
 )
 
 // A personal pool's ports: 9618 for the collector of the pool in ~/.kite,
@@ -32,5 +36,29 @@ func TestPersonalPorts(t *testing.T) {
 	ports, err := pickPorts(a)
 	if err != nil || len(ports) != 5 {
 		t.Fatalf("picked %v, %v", ports, err)
+	}
+}
+
+// kite init puts a pool's collector where kite up would for the same
+// directory: a second pool on the machine (examples/sita's, beside the
+// personal pool on 9618) does not take the first one's port.
+func TestInitCollectorPortLikeUp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pool")
+	want := personalPorts(dir, 1)[0]
+	if free, err := pickPorts([]int{want}); err != nil || free[0] != want {
+		t.Skipf("port %d is busy: %v", want, err)
+	}
+	root := New()
+	root.SetArgs([]string{"init", "--dir", dir, "--name", "sita"})
+	root.SetOut(io.Discard)
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(filepath.Join(dir, "kite.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Pool.Collector; got != fmt.Sprintf("127.0.0.1:%d", want) {
+		t.Errorf("kite init's collector %s, want 127.0.0.1:%d as kite up chooses", got, want)
 	}
 }

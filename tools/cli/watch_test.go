@@ -23,7 +23,7 @@ func watchSchedd(t *testing.T) *wire.Client {
 	s, err := schedd.New(p.Env("schedd"), schedd.Config{
 		Listen: "schedd:9618", Name: "s1", Spool: filepath.Join(dir, "spool"), UIDDomain: "test.org",
 		PeriodicInterval: time.Hour, UpdateInterval: time.Hour, UpdateDelay: time.Hour, ClaimLease: time.Minute,
-		MaxBodyBytes: 1 << 20, HistoryRetain: 100, NoSync: true,
+		MaxBodyBytes: 1 << 20, HistoryRetain: 100, NoSync: true, IdentityMap: pooltest.IdentityMap(t),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -17,9 +17,11 @@
 //
 // Changes are visible in memory as soon as Update's function returns and
 // durable when Update returns; callers acknowledge (answer a tool, start a
-// job) only after that. If a commit fails the queue refuses further
-// changes: the daemon must stop, and a restart reads back what was
-// committed.
+// job) only after that. If a commit fails (a full disk) its changes, and
+// those of every commit queued behind it, are undone in memory, newest
+// first, and each Update returns the write's error: memory again shows
+// what the file holds, readers go on, and the next change tries the disk
+// again, so the queue recovers by itself once there is room.
 //
 // Storage (bbolt buckets; integers big-endian, so keys sort by number):
 //

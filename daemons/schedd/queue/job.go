@@ -22,6 +22,7 @@ type Cluster struct {
 	procs []*Job // by proc id; nil once the proc has left the queue
 	live  int
 	first int // procs[:first] have all left
+	json  clusterJSON
 }
 
 // Ad returns the attributes the cluster's jobs share.

@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -25,6 +27,9 @@ type Options struct {
 	// LockTimeout is how long Open waits for another process holding the
 	// store to let go (default 2s).
 	LockTimeout time.Duration
+	// Fault, when set, is asked before each commit's writes: an error
+	// fails the commit as a write error would (tests of a full disk).
+	Fault func() error
 }
 
 // Queue is the job queue: in memory for queries, in bbolt for durability.
@@ -99,7 +104,8 @@ func Open(path string, o Options) (*Queue, error) {
 		db.Close()
 		return nil, fmt.Errorf("job queue %s: %w", path, err)
 	}
-	q.cm = newCommitter(db, uint64(max(o.HistoryRetain, 0)))
+	q.cm = newCommitter(db, uint64(max(o.HistoryRetain, 0)), q.rollback)
+	q.cm.fault = o.Fault
 	return q, nil
 }
 
@@ -154,6 +160,20 @@ func (c *Cluster) Jobs(yield func(*Job) bool) {
 	}
 }
 
+// JobsFrom yields the jobs of a cluster from proc id on, in proc order: a
+// walk through a large cluster in several transactions resumes where it
+// stopped.
+func (c *Cluster) JobsFrom(proc int64) iter.Seq[*Job] {
+	return func(yield func(*Job) bool) {
+		start := max(int64(c.first), min(max(proc, 0), int64(len(c.procs))))
+		for _, j := range c.procs[start:] {
+			if j != nil && !yield(j) {
+				return
+			}
+		}
+	}
+}
+
 // Len returns the number of jobs in the cluster.
 func (c *Cluster) Len() int { return c.live }
 
@@ -196,6 +216,7 @@ func (q *Queue) NewCluster(owner string) (int64, error) {
 		id = q.next
 		q.next++
 		q.reserved[id] = owner
+		tx.OnRollback(func() { q.next--; delete(q.reserved, id) })
 		tx.writes = append(tx.writes, write{bucketMeta, keyNextCluster, u64(uint64(q.next))})
 		return nil
 	})
@@ -242,6 +263,33 @@ func (q *Queue) dropCluster(c *Cluster) {
 	}
 }
 
+// orderIndex finds the cluster with the id in the order, or where it
+// would go.
+func (q *Queue) orderIndex(id int64) (int, bool) {
+	i := sort.Search(len(q.order), func(i int) bool { return q.order[i].ID >= id })
+	return i, i < len(q.order) && q.order[i].ID == id
+}
+
+// removeCluster takes back a cluster whose submit failed to commit.
+func (q *Queue) removeCluster(c *Cluster) {
+	delete(q.clusters, c.ID)
+	if i, ok := q.orderIndex(c.ID); ok {
+		q.order = slices.Delete(q.order, i, i+1)
+	}
+}
+
+// undropCluster puts back a cluster whose emptying failed to commit: it
+// may still be in the order, counted dead, or compacted away.
+func (q *Queue) undropCluster(c *Cluster) {
+	q.clusters[c.ID] = c
+	i, ok := q.orderIndex(c.ID)
+	if ok {
+		q.dead--
+		return
+	}
+	q.order = slices.Insert(q.order, i, c)
+}
+
 // count counts n jobs of a cluster with a status, by owner and by
 // submitter.
 func (q *Queue) count(cl *Cluster, status int64, n int) {
@@ -268,16 +316,26 @@ func (q *Queue) Stats() (transactions, changes int64) {
 	return q.cm.txs.Load(), q.cm.changes.Load()
 }
 
+// Failures counts the transactions that failed since the queue opened:
+// whoever watches it learns that changes were refused (a full disk).
+func (q *Queue) Failures() int64 { return q.cm.failures.Load() }
+
 // Reservation reports whether cluster id was handed out and not yet used,
 // and to whom ("" when it was handed out before a restart).
 func (q *Queue) Reservation(id int64) (string, bool) { return q.reservation(id) }
 
-// Broken is closed when a commit fails: memory is then ahead of the file,
-// the queue refuses changes, and its daemon must stop (a restart reads back
-// what was committed). Err says why.
-func (q *Queue) Broken() <-chan struct{} { return q.cm.broken }
+// rollback undoes, with the queue locked, the commits a failed
+// transaction took down (undo takes them): the queue shows again what the
+// file holds, and goes on taking changes.
+func (q *Queue) rollback(undo func() []*commit) {
+	q.mu.Lock()
+	undo()
+	q.mu.Unlock()
+	q.signal()
+}
 
-// Err returns why the queue broke, or nil.
+// Err returns why the last commit failed (a full disk), or nil once one
+// succeeded: the queue then refuses changes one by one, and reads go on.
 func (q *Queue) Err() error {
 	q.cm.mu.Lock()
 	defer q.cm.mu.Unlock()

@@ -1,11 +1,14 @@
 package queue
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -254,29 +257,135 @@ func TestSelectors(t *testing.T) {
 	}
 }
 
-// A commit that fails breaks the queue: the change is not acknowledged,
-// and later changes are refused, so that the daemon stops and a restart
-// reads back what was committed.
-func TestBrokenQueue(t *testing.T) {
-	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{})
-	c := submit(t, q, "alice", 1)
-	q.db.Close() // the disk goes away
-	err := q.Update(func(tx *Tx) error { tx.SetInt(tx.Job(JobID{c, 0}), "X", 1); return nil })
-	if err == nil || !strings.Contains(err.Error(), "commit failed") {
-		t.Fatalf("update on a broken store: %v", err)
+// full is a disk that fills and empties on demand: the queue's Fault.
+type full struct{ on atomic.Bool }
+
+func (f *full) fault() error {
+	if f.on.Load() {
+		return syscall.ENOSPC
 	}
-	select {
-	case <-q.Broken():
-	default:
-		t.Fatal("the queue does not say it is broken")
+	return nil
+}
+
+// state prints the queue as a reader sees it: jobs, counts, history
+// length and the next cluster id's reservation.
+func state(q *Queue) string {
+	var n int
+	q.History(func([]byte) bool { n++; return true })
+	var counts string
+	q.Read(func(r *Reader) {
+		per, all := r.Counts()
+		subs, _ := r.SubmitterCounts()
+		counts = fmt.Sprintf("%+v %+v %+v", per, all, subs)
+	})
+	return fmt.Sprintf("%s%s\nhistory %d", snapshot(q), counts, n)
+}
+
+// A commit that fails (a full disk) changes nothing, in memory as on disk:
+// the change is refused with the write's error, readers see the queue as
+// it was, and once the disk has room the same change goes through, with
+// no restart (issue 15, finding 3).
+func TestFailedCommitChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	var disk full
+	q := open(t, path, Options{Fault: disk.fault})
+	a := submit(t, q, "alice", 3)
+	b := submit(t, q, "bob", 1)
+	held := func(tx *Tx) error {
+		j := tx.Job(JobID{a, 0})
+		tx.SetInt(j, attr.JobStatus, attr.Held)
+		tx.SetString(j, attr.HoldReason, "full")
+		return nil
 	}
-	if err := q.Update(func(tx *Tx) error { tx.SetInt(tx.Job(JobID{c, 0}), "Y", 1); return nil }); err == nil {
-		t.Error("a broken queue took a change")
+	leaveAll := func(tx *Tx) error {
+		for p := range 3 {
+			tx.Leave(tx.Job(JobID{a, int64(p)}))
+		}
+		tx.Leave(tx.Job(JobID{b, 0}))
+		return nil
 	}
-	if q.Err() == nil {
-		t.Error("no reason given")
+	var reserved int64
+	changes := []struct {
+		name   string
+		change func() error
+	}{
+		{"new cluster", func() error { _, err := q.NewCluster("carol"); return err }},
+		{"submit", func() error {
+			ad := mustAd(t, fmt.Sprintf(`[ ClusterId = %d; Owner = "carol"; JobStatus = 1 ]`, reserved))
+			return q.Update(func(tx *Tx) error {
+				_, err := tx.Submit(reserved, "carol", ad, []*classad.Ad{mustAd(t, `[ ProcId = 0 ]`)}, nil)
+				return err
+			})
+		}},
+		{"hold", func() error { return q.Update(held) }},
+		{"leave, emptying clusters", func() error { return q.Update(leaveAll) }},
 	}
-	q.cm.close()
+	var err error
+	if reserved, err = q.NewCluster("carol"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		before := state(q)
+		disk.on.Store(true)
+		err := c.change()
+		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "no space left on device") {
+			t.Fatalf("%s on a full disk: %v", c.name, err)
+		}
+		if q.Err() == nil {
+			t.Errorf("%s: the queue does not say its last commit failed", c.name)
+		}
+		if after := state(q); after != before {
+			t.Fatalf("%s failed but memory changed:\n%s\nwant\n%s", c.name, after, before)
+		}
+		disk.on.Store(false)
+		if err := c.change(); err != nil {
+			t.Fatalf("%s once the disk has room: %v", c.name, err)
+		}
+		if q.Err() != nil {
+			t.Errorf("%s: still failed after a commit went through: %v", c.name, q.Err())
+		}
+	}
+	if _, ok := q.Reservation(reserved + 1); !ok {
+		t.Errorf("the cluster id handed out after the failed one is not %d", reserved+1)
+	}
+	want := state(q)
+	q.Close()
+	q = open(t, path, Options{})
+	defer q.Close()
+	if got := state(q); got != want {
+		t.Errorf("after reopen:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Changes queued behind a failed commit fail with it: memory shows each
+// on top of the failed one, so all are undone, newest first.
+func TestFailedCommitTakesQueuedOnes(t *testing.T) {
+	var disk full
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{Fault: disk.fault})
+	defer q.Close()
+	c := submit(t, q, "alice", 50)
+	before := state(q)
+	disk.on.Store(true)
+	var wg sync.WaitGroup
+	for p := range 50 {
+		wg.Go(func() {
+			err := q.Update(func(tx *Tx) error {
+				j := tx.Job(JobID{c, int64(p)})
+				tx.SetInt(j, "Try", int64(p))
+				if p%2 == 0 {
+					tx.Leave(j)
+				}
+				return nil
+			})
+			if err == nil {
+				t.Errorf("change %d acknowledged on a full disk", p)
+			}
+		})
+	}
+	wg.Wait()
+	if after := state(q); after != before {
+		t.Fatalf("memory changed:\n%s\nwant\n%s", after, before)
+	}
 }
 
 // A job that left the queue as a reader sees it is in the history read
@@ -305,6 +414,68 @@ func TestHistoryAfterLeaving(t *testing.T) {
 		})
 		if !found {
 			t.Fatalf("job %v left the queue but is not in the history", id)
+		}
+	}
+}
+
+// A reader of the history that stalls mid-stream (a client that stops
+// reading the answer) holds no store transaction while it stalls, so a
+// commit that must grow the file completes (bbolt remaps the file only
+// when no read transaction is open; one held open stalled every commit).
+// The reader still gets every record once, newest first.
+func TestHistoryReleasesTheStoreBetweenBatches(t *testing.T) {
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{})
+	defer q.Close()
+	n := historyBatchRecords + historyBatchRecords/2
+	c := submit(t, q, "alice", n)
+	if err := q.Update(func(tx *Tx) error {
+		for p := range n {
+			tx.Leave(tx.Job(JobID{c, int64(p)}))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var procs []string
+	stalled := false
+	err := q.History(func(ad []byte) bool {
+		a, err := classad.ParseJSON(ad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, _ := a.Lookup("ProcId")
+		procs = append(procs, ast.String(e))
+		if len(procs) != historyBatchRecords/2 || stalled {
+			return true
+		}
+		stalled = true
+		if open := q.db.Stats().OpenTxN; open != 0 {
+			t.Fatalf("%d read transaction(s) open while the reader stalls", open)
+		}
+		// A commit big enough to make bbolt grow and remap the file.
+		big := strings.Repeat("x", 8<<20)
+		id, err := q.NewCluster("bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bigAd := mustAd(t, fmt.Sprintf(`[ ClusterId = %d; Owner = "bob"; JobStatus = 1; Cmd = "/bin/true"; Big = %q ]`, id, big))
+		if err := q.Update(func(tx *Tx) error {
+			_, err := tx.Submit(id, "bob", bigAd, []*classad.Ad{mustAd(t, `[ ProcId = 0 ]`)}, nil)
+			return err
+		}); err != nil {
+			t.Fatalf("a commit while the reader stalls: %v", err)
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stalled || len(procs) != n {
+		t.Fatalf("%d records, want %d", len(procs), n)
+	}
+	for i, p := range procs {
+		if want := strconv.Itoa(n - 1 - i); p != want {
+			t.Fatalf("record %d is proc %s, want %s", i, p, want)
 		}
 	}
 }

@@ -64,37 +64,52 @@ func parseProcKey(k []byte) (JobID, error) {
 }
 
 // commit is one Update's writes, acknowledged on done after they are
-// durable; after runs (in commit order) once they are.
+// durable; after runs (in commit order) once they are, undo (with the
+// queue locked) if they fail.
 type commit struct {
 	writes []write
 	after  []func()
+	undo   func()
 	done   chan error
 }
 
 // committer writes commits in the order they were queued, as many as are
 // waiting in one bbolt transaction (group commit): one fsync for all.
+//
+// A transaction that fails (a full disk) fails its commits and every
+// commit queued behind them, whose changes memory already shows on top of
+// the failed ones: rollback undoes them all, newest first, with the
+// queue locked, so that memory again shows what the file holds. The
+// committer goes on: the next commit tries again.
 type committer struct {
-	db      *bolt.DB
-	mu      sync.Mutex
-	cond    *sync.Cond
-	pending []*commit
-	closing bool
-	failed  error
-	stopped chan struct{}
-	broken  chan struct{} // closed when a commit fails
+	db       *bolt.DB
+	mu       sync.Mutex
+	cond     *sync.Cond
+	pending  []*commit
+	closing  bool
+	failed   error // the last transaction's error, nil once one succeeds
+	stopped  chan struct{}
+	rollback func(take func() []*commit)
+	// fault, when set, is asked before each transaction's writes; its
+	// error fails the transaction as a write error would.
+	fault func() error
 	// retain bounds the history: a commit that makes it longer drops the
 	// oldest entries.
 	retain uint64
-	// txs and changes count bbolt transactions and the changes in them.
-	txs, changes atomic.Int64
+	// txs and changes count bbolt transactions and the changes in them,
+	// failures the transactions that failed.
+	txs, changes, failures atomic.Int64
 	// queued counts the commits enqueued, written those written (or
 	// failed); flushed is signalled as written grows.
 	queued, written uint64
 	flushed         *sync.Cond
 }
 
-func newCommitter(db *bolt.DB, retain uint64) *committer {
-	c := &committer{db: db, stopped: make(chan struct{}), broken: make(chan struct{}), retain: retain}
+// newCommitter starts a committer; rollback is called with the queue's
+// lock taken, and calls take (which takes the commits queued behind the
+// failed ones) inside it.
+func newCommitter(db *bolt.DB, retain uint64, rollback func(take func() []*commit)) *committer {
+	c := &committer{db: db, stopped: make(chan struct{}), retain: retain, rollback: rollback}
 	c.cond = sync.NewCond(&c.mu)
 	c.flushed = sync.NewCond(&c.mu)
 	go c.run()
@@ -105,13 +120,9 @@ func newCommitter(db *bolt.DB, retain uint64) *committer {
 // before it.
 func (c *committer) enqueue(cm *commit) {
 	c.mu.Lock()
-	if c.closing || c.failed != nil {
-		err := c.failed
-		if err == nil {
-			err = ErrClosed
-		}
+	if c.closing {
 		c.mu.Unlock()
-		cm.done <- err
+		cm.done <- ErrClosed
 		return
 	}
 	c.pending = append(c.pending, cm)
@@ -126,7 +137,7 @@ func (c *committer) enqueue(cm *commit) {
 func (c *committer) barrier() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for target := c.queued; c.written < target && c.failed == nil && !c.closing; {
+	for target := c.queued; c.written < target && !c.closing; {
 		c.flushed.Wait()
 	}
 }
@@ -152,13 +163,12 @@ func (c *committer) run() {
 		c.changes.Add(int64(len(batch)))
 		if err != nil {
 			err = fmt.Errorf("job queue: commit failed: %w", err)
-			c.mu.Lock()
-			if c.failed == nil {
-				close(c.broken)
-			}
-			c.failed = err
-			c.mu.Unlock()
+			c.failures.Add(1)
+			batch = c.fail(batch)
 		}
+		c.mu.Lock()
+		c.failed = err
+		c.mu.Unlock()
 		for _, cm := range batch {
 			if err == nil {
 				for _, f := range cm.after {
@@ -174,7 +184,35 @@ func (c *committer) run() {
 	}
 }
 
+// fail undoes a failed batch and every commit queued behind it, newest
+// first, and returns them all: none is durable.
+func (c *committer) fail(batch []*commit) []*commit {
+	all := batch
+	c.rollback(func() []*commit {
+		c.mu.Lock()
+		all = append(all, c.pending...)
+		c.pending = nil
+		c.mu.Unlock()
+		for i := len(all) - 1; i >= 0; i-- {
+			if all[i].undo != nil {
+				all[i].undo()
+			}
+		}
+		return all
+	})
+	return all
+}
+
 func (c *committer) apply(tx *bolt.Tx, batch []*commit) error {
+	if c.fault != nil {
+		if err := c.fault(); err != nil {
+			return err
+		}
+	}
+	// The history only grows at its end (its keys count up): its pages
+	// are filled whole rather than split half-empty, which halves what a
+	// large removal writes.
+	tx.Bucket(bucketHistory).FillPercent = 1
 	for _, cm := range batch {
 		for _, w := range cm.writes {
 			b := tx.Bucket(w.bucket)

@@ -14,24 +14,38 @@ import (
 // Update returns once they are durable. When fn returns an error nothing
 // changes. Concurrent Updates share commits (one fsync for many).
 func (q *Queue) Update(fn func(tx *Tx) error) error {
+	wait, err := q.Stage(fn)
+	if err != nil {
+		return err
+	}
+	return wait()
+}
+
+// Stage is Update without the wait: it runs fn and queues its changes,
+// and wait returns once they are durable (or their commit failed, undoing
+// them and every change queued behind them). A caller that changes a
+// large set in batches stages the next batch while the last one commits.
+func (q *Queue) Stage(fn func(tx *Tx) error) (wait func() error, err error) {
 	q.mu.Lock()
 	tx := &Tx{q: q}
 	if err := fn(tx); err != nil {
 		q.mu.Unlock()
-		return err
+		return nil, err
 	}
 	cm := tx.install()
 	if cm == nil {
 		q.mu.Unlock()
-		return nil
+		return func() error { return nil }, nil
 	}
 	q.cm.enqueue(cm) // under the lock: commits follow the order of changes
 	q.mu.Unlock()
-	err := <-cm.done
-	if tx.signal {
-		q.signal()
-	}
-	return err
+	return func() error {
+		err := <-cm.done
+		if tx.signal {
+			q.signal()
+		}
+		return err
+	}, nil
 }
 
 // Tx stages the changes of one Update.
@@ -44,7 +58,12 @@ type Tx struct {
 	raws    map[*Cluster][][]byte
 	writes  []write
 	after   []func()
+	undo    []func() // reverse the changes to memory, last first
 	signal  bool
+	// histMeta is the index in writes of the history's next key, written
+	// once per transaction however many jobs leave (0: none yet; the
+	// first write of a transaction is never it).
+	histMeta int
 }
 
 // Job returns the job with the id, or nil.
@@ -137,6 +156,12 @@ func (tx *Tx) Leave(j *Job) {
 // and must not call Update).
 func (tx *Tx) AfterCommit(f func()) { tx.after = append(tx.after, f) }
 
+// OnRollback runs f, with the queue locked, if the transaction's commit
+// fails: f undoes what the transaction's function changed in memory beside
+// the queue, so that memory again shows only what is durable. Rollbacks
+// run in the reverse order of the changes.
+func (tx *Tx) OnRollback(f func()) { tx.undo = append(tx.undo, f) }
+
 // Submit adds a cluster whose id was handed out by NewCluster. ad holds
 // the shared attributes (Owner among them), procs each proc's own (ProcId
 // among them, 0 to n-1). raws, when not nil, are procs as JSON, stored as
@@ -176,15 +201,17 @@ func (tx *Tx) install() *commit {
 		tx.installCluster(c)
 	}
 	var buf []byte
-	var rec ast.Record
+	var over []int
 	for _, j := range tx.touched {
 		own := tx.own[j]
-		old := j.status
+		old, oldOwn := j.status, j.own
 		j.own, j.status = own, statusOf(j.Cluster.ad, own)
 		if tx.leaving[j] {
-			tx.leave(j, old, &rec)
+			tx.leave(j, old, &over)
+			tx.undo = append(tx.undo, func() { j.own, j.status = oldOwn, old })
 			continue
 		}
+		tx.undo = append(tx.undo, func() { tx.unchange(j, oldOwn, old) })
 		if old != j.status {
 			q.count(j.Cluster, old, -1)
 			q.count(j.Cluster, j.status, 1)
@@ -196,12 +223,37 @@ func (tx *Tx) install() *commit {
 	if len(tx.writes) == 0 && len(tx.after) == 0 {
 		return nil
 	}
-	return &commit{writes: tx.writes, after: tx.after, done: make(chan error, 1)}
+	return &commit{writes: tx.writes, after: tx.after, undo: tx.rollback, done: make(chan error, 1)}
+}
+
+// rollback undoes install's changes to memory (and those the
+// transaction's function asked for), last first: the commit failed.
+func (tx *Tx) rollback() {
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		tx.undo[i]()
+	}
+}
+
+// unchange puts back a job's ad and status from before a failed commit.
+func (tx *Tx) unchange(j *Job, own *classad.Ad, status int64) {
+	if status != j.status {
+		tx.q.count(j.Cluster, j.status, -1)
+		tx.q.count(j.Cluster, status, 1)
+	}
+	j.own, j.status = own, status
 }
 
 func (tx *Tx) installCluster(c *Cluster) {
 	q := tx.q
+	reservedBy := q.reserved[c.ID]
 	q.addCluster(c)
+	tx.undo = append(tx.undo, func() {
+		for _, j := range c.procs {
+			q.count(c, j.status, -1)
+		}
+		q.removeCluster(c)
+		q.reserved[c.ID] = reservedBy
+	})
 	tx.writes = slices.Grow(tx.writes, len(c.procs)+1)
 	tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), classad.AppendJSON(nil, c.ad, false)})
 	raws := tx.raws[c]
@@ -222,26 +274,41 @@ func (tx *Tx) installCluster(c *Cluster) {
 }
 
 // leave moves a job to the history.
-func (tx *Tx) leave(j *Job, counted int64, rec *ast.Record) {
+func (tx *Tx) leave(j *Job, counted int64, over *[]int) {
 	q := tx.q
 	c := j.Cluster
-	v := j.View()
 	seq := q.histNext
 	q.histNext++
-	hist := v.AppendJSON(nil, nil, rec, nil)
+	hist := appendHistoryJSON(nil, c, j.own, over)
 	tx.writes = append(tx.writes,
 		write{bucketProcs, procKey(j.ID), nil},
-		write{bucketHistory, u64(seq), hist},
-		write{bucketMeta, keyHistoryNext, u64(q.histNext)})
+		write{bucketHistory, u64(seq), hist})
+	if tx.histMeta == 0 {
+		tx.histMeta = len(tx.writes)
+		tx.writes = append(tx.writes, write{bucketMeta, keyHistoryNext, nil})
+	}
+	tx.writes[tx.histMeta].val = u64(q.histNext)
 	c.procs[j.ID.Proc] = nil
 	c.live--
+	first := c.first
 	for c.first < len(c.procs) && c.procs[c.first] == nil {
 		c.first++ // jobs leave roughly in order: iteration skips them
 	}
 	q.count(c, counted, -1)
-	if c.live == 0 {
+	dropped := c.live == 0
+	if dropped {
 		tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), nil})
 		q.dropCluster(c)
 	}
+	tx.undo = append(tx.undo, func() {
+		if dropped {
+			q.undropCluster(c)
+		}
+		c.procs[j.ID.Proc] = j
+		c.live++
+		c.first = first
+		q.count(c, counted, 1)
+		q.histNext--
+	})
 	tx.signal = true
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // Log appends events to log files. It is safe for concurrent use: writes
@@ -60,8 +61,24 @@ func (l *Log) Write(path string, data []byte) error {
 	return l.appendBytes(path, data)
 }
 
+// Touch opens the log at path for appending, creating it if need be, and
+// closes it: whether events could be written there.
+func Touch(path string) error {
+	f, err := openLog(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// openLog opens a log for appending. Not blocking: a FIFO named as a log
+// must not hang the writer.
+func openLog(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o644)
+}
+
 func (l *Log) appendBytes(path string, buf []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := openLog(path)
 	if err != nil {
 		return err
 	}

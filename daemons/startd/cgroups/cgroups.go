@@ -56,8 +56,7 @@ func (m *Manager) Create(name string, lim Limits) (*Group, error) {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
 	if err := g.limit(lim); err != nil {
-		g.Remove()
-		return nil, err
+		return nil, errors.Join(err, g.Remove())
 	}
 	return g, nil
 }
@@ -195,23 +194,29 @@ func readKeyed(path string) map[string]int64 {
 
 // Close removes the startd's group once its job groups are gone.
 func (m *Manager) Close() error {
-	m.Cleanup()
-	if err := syscall.Rmdir(m.parent); err != nil && !errors.Is(err, syscall.ENOENT) {
-		return fmt.Errorf("cgroup: removing %s: %w", m.parent, err)
+	_, err := m.Cleanup()
+	if rerr := syscall.Rmdir(m.parent); rerr != nil && !errors.Is(rerr, syscall.ENOENT) {
+		err = errors.Join(err, fmt.Errorf("cgroup: removing %s: %w", m.parent, rerr))
 	}
-	return nil
+	return err
 }
 
 // Cleanup kills and removes the job groups left in the startd's group
-// (by an earlier run of it); it returns how many there were.
-func (m *Manager) Cleanup() int {
-	entries, _ := os.ReadDir(m.parent)
+// (by an earlier run of it); it returns how many there were, and why the
+// group could not be read or some could not be removed (their processes
+// may still run, outside any accounting).
+func (m *Manager) Cleanup() (int, error) {
+	entries, err := os.ReadDir(m.parent)
+	if err != nil {
+		return 0, fmt.Errorf("cgroup: listing %s: %w", m.parent, err)
+	}
 	n := 0
+	var errs []error
 	for _, e := range entries {
 		if e.IsDir() && strings.HasPrefix(e.Name(), GroupPrefix) {
-			(&Group{Path: filepath.Join(m.parent, e.Name()), m: m}).Remove()
+			errs = append(errs, (&Group{Path: filepath.Join(m.parent, e.Name()), m: m}).Remove())
 			n++
 		}
 	}
-	return n
+	return n, errors.Join(errs...)
 }

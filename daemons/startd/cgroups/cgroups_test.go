@@ -3,6 +3,7 @@ package cgroups
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -71,12 +72,29 @@ func TestStats(t *testing.T) {
 	}
 }
 
-// Groups left by an earlier startd are killed and removed.
+// Groups left by an earlier startd are killed and removed. One that
+// cannot be removed, or a startd group that cannot be read, is reported,
+// not passed over in silence (its processes may still run).
 func TestCleanup(t *testing.T) {
 	m := fakeManager(t)
 	os.Mkdir(filepath.Join(m.parent, GroupPrefix+"old"), 0o755)
 	os.Mkdir(filepath.Join(m.parent, "other"), 0o755)
-	if n := m.Cleanup(); n != 1 {
-		t.Errorf("cleaned %d groups", n)
+	if n, err := m.Cleanup(); n != 1 || err != nil {
+		t.Errorf("cleaned %d groups, %v", n, err)
+	}
+
+	stuck := filepath.Join(m.parent, GroupPrefix+"stuck")
+	os.Mkdir(stuck, 0o755)
+	os.WriteFile(filepath.Join(stuck, "left"), nil, 0o644) // rmdir fails: not empty
+	if n, err := m.Cleanup(); n != 1 || err == nil || !strings.Contains(err.Error(), stuck) {
+		t.Errorf("a group that cannot be removed: %d, %v", n, err)
+	}
+	if err := m.Close(); err == nil {
+		t.Error("closing with a group left: no error")
+	}
+
+	gone := &Manager{parent: filepath.Join(t.TempDir(), "gone")}
+	if _, err := gone.Cleanup(); err == nil {
+		t.Error("a startd group that cannot be listed: no error")
 	}
 }

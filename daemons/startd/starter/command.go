@@ -83,7 +83,7 @@ func (s *Starter) command(p *plan, stdio [3]*os.File) (*exec.Cmd, error) {
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2]}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if u := s.cfg.User; u != nil {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: []uint32{}}
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: append([]uint32{}, u.Groups...)}
 	}
 	setDeathSignal(cmd.SysProcAttr)
 	return cmd, nil

@@ -166,21 +166,13 @@ func splitList(s string) []string {
 
 // stringAttr evaluates a string attribute of the job ("" if not one).
 func stringAttr(ad *classad.Ad, name string) string {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return ""
-	}
-	s, _ := v.StringValue()
+	s, _ := classad.EvalString(ad, name)
 	return s
 }
 
 // boolAttr evaluates a boolean attribute, def when it is not one.
 func boolAttr(ad *classad.Ad, name string, def bool) bool {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return def
-	}
-	if b, ok := v.BoolValue(); ok {
+	if b, ok := classad.EvalBool(ad, name); ok {
 		return b
 	}
 	return def
@@ -188,11 +180,7 @@ func boolAttr(ad *classad.Ad, name string, def bool) bool {
 
 // intAttr evaluates an integer attribute, def when it is not a number.
 func intAttr(ad *classad.Ad, name string, def int64) int64 {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return def
-	}
-	if f, ok := v.NumberValue(); ok {
+	if f, ok := classad.EvalNumber(ad, name); ok {
 		return int64(f)
 	}
 	return def

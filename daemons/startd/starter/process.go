@@ -134,7 +134,7 @@ func groupName(slot, job string) string {
 // (or nothing), its output and error output into the sandbox (or nowhere).
 func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
 	if p.shared {
-		return openShared(p)
+		return s.openShared(p)
 	}
 	var files [3]*os.File
 	var err error

@@ -70,6 +70,9 @@ func (s *Starter) execute() wire.JobUpdate {
 	}
 	started := s.reportStarted(start)
 	u := s.afterExit(p, inputs, start, s.wait())
+	if s.cfg.Keep != nil {
+		s.cfg.Keep(u) // before the start's report, which may wait for the schedd
+	}
 	started.settle(&u)
 	return u
 }

@@ -16,16 +16,19 @@ import (
 // still holds its ads and is its scratch directory.
 //
 // HTCondor decides by ShouldTransferFiles: NO, or IF_NEEDED on a machine
-// of the job's FileSystemDomain. Kite also asks that the job run as the
-// startd's own user, since the job's directory is the submitter's (a
-// startd that runs jobs as a slot user sends files), and that the job run
-// as one instance only: replicas each keep their outputs apart until one
-// wins, so a job that may replicate (KiteReplicas > 0) sends its files.
+// of the job's FileSystemDomain. Kite also asks that the job run as its
+// owner or as the startd's own user, since the job's directory is the
+// submitter's (a job that runs as a slot user has its files sent), and
+// that the job run as one instance only: replicas each keep their outputs
+// apart until one wins, so a job that may replicate (KiteReplicas > 0)
+// sends its files. Its standard files are opened as the account it runs
+// as: a root startd reaches in the job's directory only what the owner
+// may.
 
 // sharedFS reports whether the job runs on the submitter's file system.
 func (s *Starter) sharedFS() bool {
 	ad := s.job.Ad
-	if s.cfg.User != nil || intAttr(ad, attr.KiteReplicas, 0) > 0 {
+	if s.cfg.User != nil && !s.cfg.User.Owner || intAttr(ad, attr.KiteReplicas, 0) > 0 {
 		return false
 	}
 	iwd := stringAttr(ad, attr.Iwd)
@@ -64,6 +67,19 @@ func planShared(ad *classad.Ad) (*plan, error) {
 	return p, nil
 }
 
+// openShared opens a shared job's standard files at their paths, as the
+// account the job runs as.
+func (s *Starter) openShared(p *plan) (files [3]*os.File, err error) {
+	if s.cfg.User == nil {
+		return openShared(p)
+	}
+	err = s.cfg.User.account().Do(func() (err error) {
+		files, err = openShared(p)
+		return err
+	})
+	return files, err
+}
+
 // openShared opens a shared job's standard files at their paths: its
 // input, or nothing; its output and error output, created or emptied, or
 // discarded. Output and error output to one path share one file.
@@ -74,7 +90,8 @@ func openShared(p *plan) ([3]*os.File, error) {
 		if name == "" {
 			return os.OpenFile(os.DevNull, flag&^(os.O_CREATE|os.O_TRUNC), 0)
 		}
-		return os.OpenFile(name, flag, 0o644)
+		// Not blocking: a FIFO must not hang the starter.
+		return os.OpenFile(name, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o644)
 	}
 	if files[0], err = open(p.stdin, os.O_RDONLY); err == nil {
 		files[1], err = open(p.stdout, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)

@@ -12,6 +12,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/startd/cgroups"
 	"github.com/kite-sched/kite/daemons/startd/sandbox"
+	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -28,13 +29,23 @@ type Transfer interface {
 type User struct {
 	Name     string
 	UID, GID int
+	Groups   []uint32 // its supplementary groups; none for a slot user
+	// Owner says the account is the job's own (its OsUser): the job may
+	// then run in its own directory on a shared file system.
+	Owner bool
+}
+
+// account is the user as runas acts as it.
+func (u *User) account() *runas.Account {
+	return &runas.Account{Name: u.Name, UID: uint32(u.UID), GID: uint32(u.GID), Groups: u.Groups}
 }
 
 // Config is what a starter needs from its startd.
 type Config struct {
 	ExecuteDir string
 	Slot       string // the slot's name, for the job's environment
-	// User is the job's account; nil runs it as the startd.
+	// User is the job's account; nil runs it as the startd. Files the
+	// starter opens outside the sandbox for the job are opened as it.
 	User *User
 	// Cgroups makes the job's group; nil runs it without one.
 	Cgroups *cgroups.Manager
@@ -49,6 +60,11 @@ type Config struct {
 	Transfer       Transfer
 	// Report sends a job event to the schedd; the starter waits for it.
 	Report func(ctx context.Context, u wire.JobUpdate) error
+	// Keep, when set, is told the last event of a job that ran as soon as
+	// it is known, before anything that may wait on the schedd (its start
+	// still on its way): the startd keeps it, so that a startd killed
+	// before the event reaches the schedd reports it after its restart.
+	Keep func(u wire.JobUpdate)
 	// Ended, when set, is told the job's last event once the job is gone
 	// and cleaned up, before the event is reported: a schedd that hears
 	// of the end may use the slot again at once.

@@ -93,7 +93,10 @@ func (s *Starter) outputsOf(p *plan, inputs map[string]fileState) ([][2]string, 
 	var out [][2]string
 	names := p.outputs
 	if !p.explicit {
-		names = s.newFiles(inputs)
+		var err error
+		if names, err = s.newFiles(inputs); err != nil {
+			return nil, err
+		}
 	}
 	for _, n := range names {
 		files, err := s.box.Files(n)
@@ -114,9 +117,14 @@ func (s *Starter) outputsOf(p *plan, inputs map[string]fileState) ([][2]string, 
 }
 
 // newFiles lists the top-level files of the sandbox the job made or
-// changed, leaving out the starter's own.
-func (s *Starter) newFiles(inputs map[string]fileState) []string {
-	entries, _ := s.box.TopLevel()
+// changed, leaving out the starter's own. A sandbox that cannot be listed
+// is an error: taken for an empty one, the job would complete with no
+// outputs and no word of why.
+func (s *Starter) newFiles(inputs map[string]fileState) ([]string, error) {
+	entries, err := s.box.TopLevel()
+	if err != nil {
+		return nil, fmt.Errorf("listing the sandbox for new files: %w", err)
+	}
 	var out []string
 	for _, e := range entries {
 		n := e.Name()
@@ -130,7 +138,7 @@ func (s *Starter) newFiles(inputs map[string]fileState) []string {
 		}
 		out = append(out, n)
 	}
-	return out
+	return out, nil
 }
 
 // sendOutputs sends the job's output files with their checksums.
