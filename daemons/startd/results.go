@@ -1,14 +1,14 @@
 package startd
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/kite-sched/kite/internal/wire"
@@ -24,8 +24,16 @@ import (
 // second time when its startd died too (the chaos test found it).
 //
 // The record is written, not synced: it outlives the startd's process,
-// not its host. A host that crashes loses its jobs'
-// results, as HTCondor's execute hosts do.
+// not its host. A host that crashes loses its jobs' results, as HTCondor's
+// execute hosts do.
+
+// resultsDir is where results are kept; "" keeps none.
+func (s *Server) resultsDir() string {
+	if s.cfg.StateDir == "" {
+		return ""
+	}
+	return s.cfg.StateDir
+}
 
 // result is a job's last event on its way to its schedd.
 type result struct {
@@ -41,48 +49,146 @@ type orphanResult struct {
 	expires time.Time
 }
 
-// resultsDir is where results are kept; "" keeps none.
-func (s *Server) resultsDir() string {
-	if s.cfg.StateDir == "" {
-		return ""
-	}
-	return filepath.Join(s.cfg.StateDir, "results")
+// resultLog is the startd's record of results on their way: one file of
+// JSON lines, appended to (a result kept, a result forgotten), each line
+// one write. A start reads it back (a line a kill cut short is ignored)
+// and writes it anew with the results still pending; the file is written
+// anew too once it has grown with lines of results long forgotten.
+type resultLog struct {
+	mu      sync.Mutex
+	path    string
+	f       *os.File
+	size    int64
+	pending map[resultKey]result
 }
 
-// resultPath names a job's result file after its claim and job.
-func (s *Server) resultPath(u *wire.JobUpdate) string {
-	sum := sha256.Sum256([]byte(u.ClaimID + "\x00" + u.Job))
-	return filepath.Join(s.resultsDir(), hex.EncodeToString(sum[:12])+".json")
+// resultKey names a result: its claim and job.
+type resultKey struct{ claim, job string }
+
+// resultLine is one line of the log: a result kept, or forgotten.
+type resultLine struct {
+	Keep  *result `json:"keep,omitempty"`
+	Claim string  `json:"forget_claim,omitempty"` // a result forgotten: its claim and job
+	Job   string  `json:"forget_job,omitempty"`
 }
 
-// keepResult writes a job's last event before it is reported.
-func (s *Server) keepResult(schedd string, u wire.JobUpdate) {
-	dir := s.resultsDir()
+// resultsFile is the log's name in the state directory.
+const resultsFile = "results.log"
+
+// compactAt is the size past which the log is written anew.
+const compactAt = 1 << 20
+
+// openResults reads the log a previous run left and opens it anew; it
+// returns the results still pending. dir "" keeps no log.
+func openResults(dir string) (*resultLog, []result, error) {
 	if dir == "" {
-		return
+		return nil, nil, nil
 	}
-	err := writeResult(dir, s.resultPath(&u), result{Schedd: schedd, Update: u})
-	if err != nil {
-		s.log.Warn("a job's result is not kept: a startd restarted before it is reported will not report it",
-			"job", u.Job, "err", err)
+	l := &resultLog{path: filepath.Join(dir, resultsFile), pending: map[resultKey]result{}}
+	data, err := os.ReadFile(l.path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("results left by the last run: %w", err)
 	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var rl resultLine
+		if len(line) == 0 || json.Unmarshal(line, &rl) != nil {
+			continue // a line a kill cut short
+		}
+		switch {
+		case rl.Keep != nil && rl.Keep.Update.ClaimID != "" && rl.Keep.Update.Job != "":
+			l.pending[resultKey{rl.Keep.Update.ClaimID, rl.Keep.Update.Job}] = *rl.Keep
+		case rl.Claim != "":
+			delete(l.pending, resultKey{rl.Claim, rl.Job})
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, nil, err
+	}
+	if err := l.rewrite(); err != nil {
+		return nil, nil, err
+	}
+	left := make([]result, 0, len(l.pending))
+	for _, r := range l.pending {
+		left = append(left, r)
+	}
+	return l, left, nil
 }
 
-func writeResult(dir, path string, r result) error {
-	data, err := json.Marshal(r)
+// rewrite writes the pending results to a new file that replaces the log,
+// and appends to it from then on (the lock is held, or not yet shared).
+func (l *resultLog) rewrite() error {
+	var buf []byte
+	for _, r := range l.pending {
+		line, err := json.Marshal(resultLine{Keep: &r})
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, line...), '\n')
+	}
+	tmp := l.path + ".new"
+	if err := os.WriteFile(tmp, buf, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, l.path); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}
-	// Written in place, not renamed: a write a kill cuts short leaves a
-	// file that does not decode, which the next start drops, as if the
-	// result had not been kept at all.
-	err = os.WriteFile(path, data, 0o600)
-	if errors.Is(err, os.ErrNotExist) {
-		if err = os.MkdirAll(dir, 0o700); err == nil {
-			err = os.WriteFile(path, data, 0o600)
-		}
+	if l.f != nil {
+		l.f.Close()
 	}
+	l.f, l.size = f, int64(len(buf))
+	return nil
+}
+
+// add appends one line.
+func (l *resultLog) add(rl resultLine) error {
+	line, err := json.Marshal(rl)
+	if err != nil {
+		return err
+	}
+	n, err := l.f.Write(append(line, '\n'))
+	l.size += int64(n)
 	return err
+}
+
+// keep records a result on its way.
+func (l *resultLog) keep(r result) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending[resultKey{r.Update.ClaimID, r.Update.Job}] = r
+	return l.add(resultLine{Keep: &r})
+}
+
+// forget records that a result reached its schedd (or never will).
+func (l *resultLog) forget(claim, job string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := resultKey{claim, job}
+	if _, ok := l.pending[k]; !ok {
+		return nil
+	}
+	delete(l.pending, k)
+	if err := l.add(resultLine{Claim: claim, Job: job}); err != nil {
+		return err
+	}
+	if l.size > compactAt {
+		return l.rewrite()
+	}
+	return nil
+}
+
+// keepResult records a job's last event before it is reported.
+func (s *Server) keepResult(schedd string, u wire.JobUpdate) {
+	if s.results == nil {
+		return
+	}
+	if err := s.results.keep(result{Schedd: schedd, Update: u}); err != nil {
+		s.log.Warn("a job's result is not kept: a startd restarted before it is reported will not report it",
+			"job", u.Job, "err", err)
+	}
 }
 
 // keptResult keeps one job's last event: as soon as the starter knows it,
@@ -102,53 +208,23 @@ func (k *keptResult) keep(u wire.JobUpdate) {
 	k.last = &u
 }
 
-// forgetResult removes a job's result once its schedd has it (or refused
+// forgetResult forgets a job's result once its schedd has it (or refused
 // it, or could not be reached for the report's whole patience).
 func (s *Server) forgetResult(u wire.JobUpdate) {
-	if s.resultsDir() == "" {
+	if s.results == nil {
 		return
 	}
-	if err := os.Remove(s.resultPath(&u)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		s.log.Warn("a reported job's result is not removed", "job", u.Job, "err", err)
+	if err := s.results.forget(u.ClaimID, u.Job); err != nil {
+		s.log.Warn("a reported job's result is not forgotten", "job", u.Job, "err", err)
 	}
-}
-
-// loadResults reads the results a killed startd left, to report them.
-func (s *Server) loadResults() ([]result, error) {
-	dir := s.resultsDir()
-	if dir == "" {
-		return nil, nil
-	}
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("results left by the last run: %w", err)
-	}
-	var out []result
-	for _, e := range entries {
-		path := filepath.Join(dir, e.Name())
-		var r result
-		data, err := os.ReadFile(path)
-		if err == nil {
-			err = json.Unmarshal(data, &r)
-		}
-		if err != nil || r.Update.ClaimID == "" || r.Update.Job == "" {
-			s.log.Warn("an unreadable job result is dropped", "file", path, "err", err)
-			os.Remove(path)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // reportLeftResults reports, in the background, the results a killed
 // startd left; meanwhile keep-alives of their claims name their jobs.
 func (s *Server) reportLeftResults(ctx context.Context) error {
-	left, err := s.loadResults()
-	if err != nil || len(left) == 0 {
+	var left []result
+	var err error
+	if s.results, left, err = openResults(s.resultsDir()); err != nil || len(left) == 0 {
 		return err
 	}
 	s.mu.Lock()
@@ -203,4 +279,14 @@ func (s *Server) orphanKeepAlive(claim string) (wire.AliveResult, bool) {
 	}
 	o.expires = s.now().Add(s.cfg.ClaimLease)
 	return wire.AliveResult{Lease: int(s.cfg.ClaimLease / time.Second), Job: o.job}, true
+}
+
+// pendingResults counts the results on their way to their schedds.
+func (s *Server) pendingResults() int {
+	if s.results == nil {
+		return 0
+	}
+	s.results.mu.Lock()
+	defer s.results.mu.Unlock()
+	return len(s.results.pending)
 }

@@ -73,6 +73,7 @@ type Server struct {
 
 	mu            sync.Mutex
 	orphans       map[string]*orphanResult // results a killed startd left, by claim (results.go)
+	results       *resultLog               // jobs' last events on their way (results.go); nil keeps none
 	addr, member  string
 	slots         []*slotState // static and partitionable, in order
 	gone          []string     // removed dynamic slots, to invalidate
