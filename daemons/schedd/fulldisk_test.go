@@ -25,13 +25,7 @@ import (
 func TestFullDiskKeepsServing(t *testing.T) {
 	p := pooltest.New(t)
 	cfg := testConfig(t)
-	var full atomic.Bool
-	cfg.storeFault = func() error {
-		if full.Load() {
-			return syscall.ENOSPC
-		}
-		return nil
-	}
+	full := fillable(&cfg)
 	h := startSchedd(t, p, cfg)
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, threeJobs)
@@ -134,14 +128,8 @@ func TestFullDiskRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Close()
-	var full atomic.Bool
+	full := fillable(&cfg)
 	full.Store(true)
-	cfg.storeFault = func() error {
-		if full.Load() {
-			return syscall.ENOSPC
-		}
-		return nil
-	}
 	cfg.requeueRetry = 10 * time.Millisecond
 	// The job's startd ("gone:1") never answers: the job waits out its
 	// claim's lease before it goes back to idle.
@@ -164,13 +152,7 @@ func TestOrphanSettledAfterFullDisk(t *testing.T) {
 	p := pooltest.New(t)
 	startd := newFakeStartd(t, p)
 	cfg := testConfig(t)
-	var full atomic.Bool
-	cfg.storeFault = func() error {
-		if full.Load() {
-			return syscall.ENOSPC
-		}
-		return nil
-	}
+	full := fillable(&cfg)
 	cfg.requeueRetry = 10 * time.Millisecond
 	h := startSchedd(t, p, cfg)
 	dir := t.TempDir()
@@ -189,4 +171,17 @@ func TestOrphanSettledAfterFullDisk(t *testing.T) {
 	eventually(t, "the orphaned job to be idle again", func() bool { return h.status(t, "1.0") == "1" })
 	// The event is written once the change is durable.
 	eventually(t, "the eviction in the job log", func() bool { return strings.HasSuffix(readLog(t, dir+"/job.log"), "004 1.0") })
+}
+
+// fillable makes a schedd's disk fill when the flag it returns is set:
+// its commits then fail as on a full disk.
+func fillable(cfg *Config) *atomic.Bool {
+	full := new(atomic.Bool)
+	cfg.storeFault = func() error {
+		if full.Load() {
+			return syscall.ENOSPC
+		}
+		return nil
+	}
+	return full
 }
