@@ -196,6 +196,22 @@ func (f *fakeSchedd) claim(slot *classad.Ad, job *classad.Ad, lease int) (wire.C
 	return res, err
 }
 
+// setDown makes job updates answer 503, as a schedd restarting does, or
+// be taken again.
+func (f *fakeSchedd) setDown(down bool) {
+	f.mu.Lock()
+	f.down = down
+	f.mu.Unlock()
+}
+
+// alive sends a claim's keep-alive and returns the job the startd says it
+// runs.
+func (h *harness) alive(claim string) (string, error) {
+	var r wire.AliveResult
+	err := h.schedd.startd.Call(context.Background(), "POST", wire.PathAlive, wire.ClaimRef{ClaimID: claim}, &r)
+	return r.Job, err
+}
+
 func (f *fakeSchedd) call(path string, in any) error {
 	return f.startd.Call(context.Background(), "POST", path, in, nil)
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/startd/starter"
 )
 
@@ -18,26 +17,26 @@ func TestJobUser(t *testing.T) {
 		t.Skip("a startd switches users only as root: run the tests as root (CI does)")
 	}
 	slotUser := &starter.User{Name: "nobody", UID: 65534, GID: 65534}
-	machine := mustAd(t, `[ UidDomain = "example.org" ]`)
+	machine := jobAd(t, "UidDomain = \"example.org\"")
 	for _, tc := range []struct {
 		name       string
 		runAsOwner bool
 		job        string
 		want       string // account name; "nobody" is the slot user
 	}{
-		{"owner of the domain", true, `[ OsUser = "daemon"; UidDomain = "example.org" ]`, "daemon"},
-		{"domain in another case", true, `[ OsUser = "daemon"; UidDomain = "EXAMPLE.org" ]`, "daemon"},
-		{"another domain", true, `[ OsUser = "daemon"; UidDomain = "other.org" ]`, "nobody"},
-		{"no domain", true, `[ OsUser = "daemon" ]`, "nobody"},
-		{"root's job", true, `[ OsUser = "root"; UidDomain = "example.org" ]`, "nobody"},
-		{"no such account", true, `[ OsUser = "no-such-user-kite"; UidDomain = "example.org" ]`, "nobody"},
-		{"the job asks not to", true, `[ OsUser = "daemon"; UidDomain = "example.org"; RunAsOwner = false ]`, "nobody"},
-		{"the startd does not allow it", false, `[ OsUser = "daemon"; UidDomain = "example.org" ]`, "nobody"},
+		{"owner of the domain", true, "OsUser = \"daemon\"\nUidDomain = \"example.org\"", "daemon"},
+		{"domain in another case", true, "OsUser = \"daemon\"\nUidDomain = \"EXAMPLE.org\"", "daemon"},
+		{"another domain", true, "OsUser = \"daemon\"\nUidDomain = \"other.org\"", "nobody"},
+		{"no domain", true, "OsUser = \"daemon\"", "nobody"},
+		{"root's job", true, "OsUser = \"root\"\nUidDomain = \"example.org\"", "nobody"},
+		{"no such account", true, "OsUser = \"no-such-user-kite\"\nUidDomain = \"example.org\"", "nobody"},
+		{"the job asks not to", true, "OsUser = \"daemon\"\nUidDomain = \"example.org\"\nRunAsOwner = false", "nobody"},
+		{"the startd does not allow it", false, "OsUser = \"daemon\"\nUidDomain = \"example.org\"", "nobody"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &Server{cfg: Config{RunAsOwner: tc.runAsOwner}, log: slog.New(slog.DiscardHandler)}
 			st := &slotState{name: "slot1@test", user: slotUser}
-			u := s.jobUser(st, machine, mustAd(t, tc.job))
+			u := s.jobUser(st, machine, jobAd(t, tc.job))
 			if u == nil || u.Name != tc.want {
 				t.Fatalf("runs as %+v, want %s", u, tc.want)
 			}
@@ -49,13 +48,4 @@ func TestJobUser(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustAd(t *testing.T, src string) *classad.Ad {
-	t.Helper()
-	ad, err := classad.Parse(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ad
 }

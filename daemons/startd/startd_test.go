@@ -242,18 +242,16 @@ func TestAliveNamesTheJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	alive := func() string {
-		var r wire.AliveResult
-		if err := h.schedd.startd.Call(context.Background(), "POST", wire.PathAlive, wire.ClaimRef{ClaimID: res.ClaimID}, &r); err != nil {
+		job, err := h.alive(res.ClaimID)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return r.Job
+		return job
 	}
 	if j := alive(); j != "" {
 		t.Errorf("an idle claim runs %q", j)
 	}
-	h.schedd.mu.Lock()
-	h.schedd.down = true
-	h.schedd.mu.Unlock()
+	h.schedd.setDown(true)
 	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
 		t.Fatal(err)
 	}
@@ -261,9 +259,7 @@ func TestAliveNamesTheJob(t *testing.T) {
 	if j := alive(); j != "12.0" {
 		t.Errorf("with the end undelivered the claim runs %q, want 12.0", j)
 	}
-	h.schedd.mu.Lock()
-	h.schedd.down = false
-	h.schedd.mu.Unlock()
+	h.schedd.setDown(false)
 	if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited {
 		t.Fatalf("the end: %+v", u)
 	}
@@ -289,9 +285,7 @@ func TestKilledStartdReportsTheEndAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.schedd.mu.Lock()
-	h.schedd.down = true
-	h.schedd.mu.Unlock()
+	h.schedd.setDown(true)
 	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
 		t.Fatal(err)
 	}
@@ -299,17 +293,11 @@ func TestKilledStartdReportsTheEndAfterRestart(t *testing.T) {
 	h.sd.Kill()
 	h.stop()
 	h = h.restart()
-	alive := func() (string, error) {
-		var r wire.AliveResult
-		err := h.schedd.startd.Call(context.Background(), "POST", wire.PathAlive, wire.ClaimRef{ClaimID: res.ClaimID}, &r)
-		return r.Job, err
-	}
+	alive := func() (string, error) { return h.alive(res.ClaimID) }
 	if j, err := alive(); err != nil || j != "12.0" {
 		t.Fatalf("the restarted startd says the claim runs %q (%v), want 12.0: its end is still to be reported", j, err)
 	}
-	h.schedd.mu.Lock()
-	h.schedd.down = false
-	h.schedd.mu.Unlock()
+	h.schedd.setDown(false)
 	if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited || u.ExitCode != 3 {
 		t.Fatalf("the end reported after the restart: %+v", u)
 	}
