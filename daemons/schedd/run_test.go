@@ -260,15 +260,9 @@ func TestLostClaims(t *testing.T) {
 // A schedd restarted while jobs ran puts them back to idle, vacates their
 // claims, and offers them again once the vacate succeeded.
 func TestRestartWithRunningJobs(t *testing.T) {
-	p := pooltest.New(t)
-	startd := newFakeStartd(t, p)
-	cfg := testConfig(t)
-	h := startSchedd(t, p, cfg)
-	dir := t.TempDir()
-	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue\n")
-	h.matchFirst(t, startd)
-	h.stop()
-	h = startSchedd(t, p, cfg)
+	r := runOneJob(t)
+	startd, dir := r.startd, r.dir
+	h := r.restart()
 
 	var reqs wire.ResourceRequests
 	if got := h.status(t, "1.0"); got != "1" {
@@ -369,18 +363,12 @@ func (h *harness) matchFirst(t *testing.T, startd *fakeStartd) string {
 // comes back naming the job (whose end it still holds), and the job is
 // reconnected, not run a second time.
 func TestRestartWaitsForAStartdComingBack(t *testing.T) {
-	p := pooltest.New(t)
-	startd := newFakeStartd(t, p)
-	cfg := testConfig(t)
-	h := startSchedd(t, p, cfg)
-	dir := t.TempDir()
-	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue\n")
-	claim, _, _ := strings.Cut(h.matchFirst(t, startd), " ")
-	h.stop()
+	r := runOneJob(t)
+	startd, dir, claim := r.startd, r.dir, r.claim
 	startd.mu.Lock()
 	startd.dead = true
 	startd.mu.Unlock()
-	h = startSchedd(t, p, cfg)
+	h := r.restart()
 	if got := h.status(t, "1.0"); got != "2" {
 		t.Fatalf("with its startd away the job is %s, want still running (2)", got)
 	}
@@ -398,3 +386,26 @@ func TestRestartWaitsForAStartdComingBack(t *testing.T) {
 		t.Errorf("the reconnected job's claim was vacated: %v", startd.vacated)
 	}
 }
+
+// oneJob is a schedd that stopped while alice's one job ran on a fake
+// startd under claim.
+type oneJob struct {
+	t          *testing.T
+	pool       *pooltest.Pool
+	cfg        Config
+	startd     *fakeStartd
+	dir, claim string
+}
+
+func runOneJob(t *testing.T) *oneJob {
+	p := pooltest.New(t)
+	r := &oneJob{t: t, pool: p, cfg: testConfig(t), startd: newFakeStartd(t, p), dir: t.TempDir()}
+	h := startSchedd(t, p, r.cfg)
+	h.mustSubmit("alice", r.dir, "executable = /bin/sleep\nlog = job.log\nqueue\n")
+	r.claim, _, _ = strings.Cut(h.matchFirst(t, r.startd), " ")
+	h.stop()
+	return r
+}
+
+// restart starts the schedd again on the same queue.
+func (r *oneJob) restart() *harness { return startSchedd(r.t, r.pool, r.cfg) }
