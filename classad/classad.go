@@ -89,37 +89,6 @@ func EvalAttr(my *Ad, name string, target *Ad) (Value, error) {
 	return eval.EvaluateAttr(my, name, target)
 }
 
-// EvalString evaluates the attribute name of ad alone to a string; ok is
-// false when it is not one (missing, undefined, an error, another type).
-func EvalString(ad *Ad, name string) (s string, ok bool) {
-	v, err := eval.EvaluateAttr(ad, name, nil)
-	if err != nil {
-		return "", false
-	}
-	return v.StringValue()
-}
-
-// EvalBool evaluates the attribute name of ad alone to a boolean; ok is
-// false when it is not one.
-func EvalBool(ad *Ad, name string) (b, ok bool) {
-	v, err := eval.EvaluateAttr(ad, name, nil)
-	if err != nil {
-		return false, false
-	}
-	return v.BoolValue()
-}
-
-// EvalNumber evaluates the attribute name of ad alone to a number (an
-// integer or a real, or a boolean as 0 or 1, as arithmetic takes it); ok
-// is false when it is none of these.
-func EvalNumber(ad *Ad, name string) (f float64, ok bool) {
-	v, err := eval.EvaluateAttr(ad, name, nil)
-	if err != nil {
-		return 0, false
-	}
-	return v.NumberValue()
-}
-
 // String returns an expression printed canonically.
 func String(e Expr) string { return ast.String(e) }
 

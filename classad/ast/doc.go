@@ -10,6 +10,11 @@
 // one-attribute-per-line syntax; AppendJSON writes HTCondor's JSON form.
 // Parsing a printed tree gives the same tree.
 //
+// Refs walks what an evaluation reads: the attributes of an ad followed
+// through its own expressions, the names left to the other ad of a match,
+// and whether eval() of a computed string could read anything. Autoclusters
+// (internal/autocluster) and the matchmaker's slot classes are keyed by it.
+//
 // Attribute and function names compare without ASCII case (EqualFold,
 // FoldHash), as HTCondor's do.
 package ast

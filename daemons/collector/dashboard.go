@@ -142,7 +142,7 @@ func (s *Server) priorities(ctx context.Context) ([]wire.Priority, error) {
 	if len(negs) == 0 {
 		return nil, errors.New(dashboardNoNegotiator)
 	}
-	addr := adStr(negs[0], attr.MyAddress)
+	addr := classad.EvalStringOr(negs[0], attr.MyAddress, "")
 	ctx, cancel := context.WithTimeout(ctx, dashboardAskTimeout)
 	defer cancel()
 	var p wire.Priorities
@@ -158,20 +158,11 @@ type schedd struct{ name, addr string }
 func (s *Server) schedds() []schedd {
 	var out []schedd
 	for _, ad := range s.ads(attr.TypeScheduler, false) {
-		if addr := adStr(ad, attr.MyAddress); addr != "" {
-			out = append(out, schedd{adStr(ad, attr.Name), addr})
+		if addr := classad.EvalStringOr(ad, attr.MyAddress, ""); addr != "" {
+			out = append(out, schedd{classad.EvalStringOr(ad, attr.Name, ""), addr})
 		}
 	}
 	return out
-}
-
-func adStr(ad *classad.Ad, name string) string {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return ""
-	}
-	str, _ := v.StringValue()
-	return str
 }
 
 func (s *Server) handleQueue(ctx context.Context, r *wire.Request) (any, error) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/wire"
@@ -37,13 +38,14 @@ func (s *Server) handleTargets(ctx context.Context, r *wire.Request) (any, error
 	out := []TargetGroup{}
 	for typ, kind := range daemonKinds {
 		for _, ad := range s.ads(typ, false) {
-			addr := adStr(ad, attr.MyAddress)
+			addr := classad.EvalStringOr(ad, attr.MyAddress, "")
 			if addr == "" || seen[addr] {
 				continue
 			}
 			seen[addr] = true
 			labels := map[string]string{"kite_daemon": kind, "kite_pool": s.poolName()}
-			if m := cmp.Or(adStr(ad, attr.Machine), hostOf(adStr(ad, attr.Name))); m != "" {
+			name := classad.EvalStringOr(ad, attr.Name, "")
+			if m := cmp.Or(classad.EvalStringOr(ad, attr.Machine, ""), hostOf(name)); m != "" {
 				labels["kite_machine"] = m
 			}
 			out = append(out, TargetGroup{Targets: []string{addr}, Labels: labels})

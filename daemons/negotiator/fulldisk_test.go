@@ -3,6 +3,7 @@ package negotiator_test
 import (
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kite-sched/kite/internal/pooltest"
@@ -13,6 +14,10 @@ import (
 // matching; the usage stays in memory and is written once the disk has
 // room (issue 15, finding 3).
 func TestFullDiskKeepsNegotiating(t *testing.T) {
+	synctest.Test(t, testFullDiskKeepsNegotiating)
+}
+
+func testFullDiskKeepsNegotiating(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 1})

@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/policy"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -30,10 +28,10 @@ func (s *Server) Cycle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	inUse, limits := usage(slots)
+	inUse, limits := matchmaker.InUse(slots)
 	poolWeight := 0.0
 	for _, ad := range slots {
-		poolWeight += slotWeight(ad)
+		poolWeight += matchmaker.SlotWeight(ad)
 	}
 	s.pending.apply(&slots, limits, inUse, start)
 	if err := s.acct.Update(start, inUse); err != nil {
@@ -53,11 +51,11 @@ func (s *Server) Cycle(ctx context.Context) error {
 	pol := s.policy()
 	pol.Seed = rep.Seed
 	pol.Strategy = s.strategy
-	snap := &Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}
-	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, significant(slots, &pol), inUse)
+	snap := &matchmaker.Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}
+	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, matchmaker.Significant(slots, &pol), inUse)
 	rep.Requests = time.Since(t).Seconds()
 
-	res := Cycle(snap, &pol)
+	res := matchmaker.Cycle(snap, &pol)
 	rep.Match = (res.Stats.ClassifyTime + res.Stats.MatchTime).Seconds()
 
 	t = time.Now()
@@ -86,7 +84,7 @@ func (s *Server) record(rep *wire.CycleReport) {
 // anyCandidate reports whether some slot could take a job this cycle.
 func (s *Server) anyCandidate(slots []*classad.Ad) bool {
 	for _, ad := range slots {
-		if newSlot(ad, 0, s.cfg.Policy.ConsiderPreemption) != nil {
+		if matchmaker.Available(ad, s.cfg.Policy.ConsiderPreemption) {
 			return true
 		}
 	}
@@ -98,7 +96,7 @@ func (s *Server) anyCandidate(slots []*classad.Ad) bool {
 func (s *Server) finishIdle(rep *wire.CycleReport, start time.Time, slots, subs []*classad.Ad) {
 	idle := 0
 	for _, ad := range subs {
-		idle += int(numberAttr(ad, attr.IdleJobs, 0))
+		idle += int(classad.EvalIntOr(ad, attr.IdleJobs, 0))
 	}
 	rep.Strategy, rep.Slots, rep.Submitters, rep.IdleJobs = s.cfg.Strategy, len(slots), len(subs), idle
 	rep.Rejections = map[string]int{policy.Busy.String(): idle}
@@ -133,89 +131,10 @@ func (s *Server) fetchAds(ctx context.Context) (slots, subs []*classad.Ad, err e
 	return slots, subs, nil
 }
 
-// usage sums the slot weight each user's running jobs hold, and the
-// concurrency limits they hold, from the claimed slots.
-func usage(slots []*classad.Ad) (inUse, limits map[string]float64) {
-	inUse, limits = map[string]float64{}, map[string]float64{}
-	for _, ad := range slots {
-		if !strings.EqualFold(stringAttr(ad, attr.State), "Claimed") {
-			continue
-		}
-		if user := stringAttr(ad, attr.RemoteUser); user != "" {
-			inUse[user] += slotWeight(ad)
-		}
-		for _, l := range jobLimits(ad) {
-			limits[l.name] += l.amount
-		}
-	}
-	return inUse, limits
-}
-
-// Significant lists the job attributes the slots and the policy read,
-// which autoclusters group idle jobs by (the simulator's schedds use it
-// as the live schedds use the list the negotiator sends them).
-func Significant(slots []*classad.Ad, pol *Policy) []string { return significant(slots, pol) }
-
-// significant lists the job attributes the pool's slots and the policy
-// read: the schedds group idle jobs into autoclusters by them.
-func significant(slots []*classad.Ad, pol *Policy) []string {
-	set := map[string]string{}
-	for _, a := range []string{attr.RequestCpus, attr.RequestMemory, attr.RequestDisk, attr.ConcurrencyLimit} {
-		set[ast.Lower(a)] = a
-	}
-	follow := []string{attr.Requirements, attr.Rank, attr.Start}
-	var needs policy.Needs
-	if pol.Strategy != nil {
-		needs = policy.NeedsOf(pol.Strategy)
-		follow = append(follow, needs.SlotAttributes...)
-	}
-	r := newRefs(nil)
-	for _, ad := range slots {
-		r.reset(ad)
-		r.follow(follow...)
-		for k, n := range r.other {
-			set[k] = n
-		}
-	}
-	for _, n := range needs.Significant {
-		set[ast.Lower(n)] = n
-	}
-	for _, p := range []*classad.Program{pol.PreJobRank, pol.PostJobRank, pol.PreemptionRank, pol.PreemptionRequirements} {
-		if p == nil {
-			continue
-		}
-		ast.Inspect(p.Expr(), func(e ast.Expr) bool {
-			switch n := e.(type) {
-			case *ast.AttrRef:
-				if !isScope(n.Name) {
-					set[ast.Lower(n.Name)] = n.Name
-				}
-			case *ast.Select:
-				set[ast.Lower(n.Name)] = n.Name
-			}
-			return true
-		})
-	}
-	out := make([]string, 0, len(set))
-	for _, n := range set {
-		out = append(out, n)
-	}
-	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(ast.Lower(a), ast.Lower(b)) })
-	return out
-}
-
-func isScope(name string) bool {
-	switch ast.Lower(name) {
-	case "my", "target", "other", "self", "parent":
-		return true
-	}
-	return false
-}
-
 // requests asks each submitter's schedds for its resource requests, in
 // parallel, and merges a user's requests from several schedds into one
 // submitter. Schedds that do not answer are skipped this cycle and named.
-func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string, inUse map[string]float64) ([]Submitter, []string) {
+func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string, inUse map[string]float64) ([]matchmaker.Submitter, []string) {
 	type answer struct {
 		user, schedd string
 		reqs         []wire.ResourceRequest
@@ -224,7 +143,9 @@ func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string,
 	answers := make([]answer, len(subs))
 	var wg sync.WaitGroup
 	for i, ad := range subs {
-		answers[i] = answer{user: stringAttr(ad, attr.Name), schedd: stringAttr(ad, attr.MyAddress)}
+		user, _ := classad.EvalString(ad, attr.Name)
+		schedd, _ := classad.EvalString(ad, attr.MyAddress)
+		answers[i] = answer{user: user, schedd: schedd}
 		if answers[i].user == "" || answers[i].schedd == "" {
 			answers[i].err = fmt.Errorf("submitter ad without %s or %s", attr.Name, attr.MyAddress)
 			continue
@@ -240,7 +161,7 @@ func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string,
 		})
 	}
 	wg.Wait()
-	byUser := map[string]*Submitter{}
+	byUser := map[string]*matchmaker.Submitter{}
 	var order []string
 	var unreachable []string
 	for _, a := range answers {
@@ -251,17 +172,17 @@ func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string,
 		}
 		sub := byUser[a.user]
 		if sub == nil {
-			sub = &Submitter{Name: a.user, Schedd: a.schedd, Priority: s.acct.Effective(a.user), InUse: inUse[a.user]}
+			sub = &matchmaker.Submitter{Name: a.user, Schedd: a.schedd, Priority: s.acct.Effective(a.user), InUse: inUse[a.user]}
 			byUser[a.user] = sub
 			order = append(order, a.user)
 		}
 		for _, r := range a.reqs {
 			if r.Ad != nil && r.Count > 0 {
-				sub.Requests = append(sub.Requests, Request{ID: r.ID, Count: r.Count, Ad: r.Ad, Schedd: a.schedd})
+				sub.Requests = append(sub.Requests, matchmaker.Request{ID: r.ID, Count: r.Count, Ad: r.Ad, Schedd: a.schedd})
 			}
 		}
 	}
-	out := make([]Submitter, 0, len(order))
+	out := make([]matchmaker.Submitter, 0, len(order))
 	for _, u := range order {
 		out = append(out, *byUser[u])
 	}
@@ -270,9 +191,9 @@ func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string,
 
 // deliver sends each schedd its matches, one call per submitter, in
 // parallel, and remembers the matched slots until their ads change.
-func (s *Server) deliver(ctx context.Context, snap *Snapshot, matches []Match) {
+func (s *Server) deliver(ctx context.Context, snap *matchmaker.Snapshot, matches []matchmaker.Match) {
 	type key struct{ schedd, user string }
-	groups := map[key][]Match{}
+	groups := map[key][]matchmaker.Match{}
 	var keys []key
 	for _, m := range matches {
 		k := key{m.Schedd, m.Submitter}
@@ -307,12 +228,12 @@ func (s *Server) deliver(ctx context.Context, snap *Snapshot, matches []Match) {
 }
 
 // requestLimits maps schedd and request id to the request's limits.
-func requestLimits(snap *Snapshot) map[string][]limitUse {
-	out := map[string][]limitUse{}
+func requestLimits(snap *matchmaker.Snapshot) map[string][]matchmaker.LimitUse {
+	out := map[string][]matchmaker.LimitUse{}
 	for _, sub := range snap.Submitters {
 		for _, r := range sub.Requests {
 			schedd := cmp.Or(r.Schedd, sub.Schedd)
-			out[schedd+"\x00"+r.ID] = jobLimits(r.Ad)
+			out[schedd+"\x00"+r.ID] = matchmaker.JobLimits(r.Ad)
 		}
 	}
 	return out

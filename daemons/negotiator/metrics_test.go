@@ -1,9 +1,8 @@
 package negotiator_test
 
 import (
-	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/metrics/metricstest"
@@ -13,6 +12,10 @@ import (
 
 // GET /metrics serves the cycle's metrics to READ tokens only.
 func TestMetricsServed(t *testing.T) {
+	synctest.Test(t, testMetricsServed)
+}
+
+func testMetricsServed(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 2})
@@ -20,12 +23,7 @@ func TestMetricsServed(t *testing.T) {
 	n := start.Negotiator(t, p, fastConfig)
 	n.Reschedule()
 	f.wait(t)
-	// The cycle records its metrics a moment after it delivers.
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if _, text := metricstest.Scrape(t, p, n.Addr(), auth.Read); strings.Contains(text, "\nkite_negotiator_cycles_total 1\n") {
-			break
-		}
-	}
+	synctest.Wait() // the cycle records its metrics a moment after it delivers
 	text := metricstest.Check(t, p, n.Addr(), n.Metrics(), "kite_negotiator_cycles_total", "kite_negotiator_matches_total",
 		"kite_negotiator_cycle_duration_seconds_bucket", "kite_negotiator_unmatched_jobs_total", "kite_negotiator_last_cycle_inputs")
 	if v, _ := metricstest.Value(text, "kite_negotiator_matches_total"); v != "1" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/matchmaker"
 )
 
 // Between a match and the startd's next ad, the collector still shows the
@@ -20,7 +21,7 @@ type pendingMatch struct {
 	pslot      bool
 	// What the matches took of a partitionable slot.
 	cpus, memory, disk float64
-	limits             []limitUse
+	limits             []matchmaker.LimitUse
 	users              map[string]float64 // slot weight matched to each user
 }
 
@@ -31,11 +32,11 @@ type pendingMatches struct {
 }
 
 // add remembers match m, whose job holds limits.
-func (p *pendingMatches) add(m Match, limits []limitUse, now time.Time) {
+func (p *pendingMatches) add(m matchmaker.Match, limits []matchmaker.LimitUse, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	seq := int64(numberAttr(m.Slot, attr.UpdateSequence, 0))
-	start := int64(numberAttr(m.Slot, attr.DaemonStartTime, 0))
+	seq := classad.EvalIntOr(m.Slot, attr.UpdateSequence, 0)
+	start := classad.EvalIntOr(m.Slot, attr.DaemonStartTime, 0)
 	e := p.bySlot[m.SlotName]
 	if e == nil || e.seq != seq || e.start != start {
 		e = &pendingMatch{seq: seq, start: start}
@@ -47,7 +48,7 @@ func (p *pendingMatches) add(m Match, limits []limitUse, now time.Time) {
 	if m.Cpus > 0 {
 		e.users[m.Submitter] += m.Cpus
 	} else {
-		e.users[m.Submitter] += slotWeight(m.Slot)
+		e.users[m.Submitter] += matchmaker.SlotWeight(m.Slot)
 	}
 	e.at = now
 	e.pslot = m.Cpus > 0
@@ -58,7 +59,7 @@ func (p *pendingMatches) add(m Match, limits []limitUse, now time.Time) {
 }
 
 // forget drops the matches a schedd did not take.
-func (p *pendingMatches) forget(ms []Match) {
+func (p *pendingMatches) forget(ms []matchmaker.Match) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, m := range ms {
@@ -78,21 +79,21 @@ func (p *pendingMatches) apply(slots *[]*classad.Ad, limits, inUse map[string]fl
 	}
 	kept := (*slots)[:0]
 	for _, ad := range *slots {
-		name := stringAttr(ad, attr.Name)
+		name, _ := classad.EvalString(ad, attr.Name)
 		e := p.bySlot[name]
 		if e == nil {
 			kept = append(kept, ad)
 			continue
 		}
-		seq := int64(numberAttr(ad, attr.UpdateSequence, 0))
-		start := int64(numberAttr(ad, attr.DaemonStartTime, 0))
+		seq := classad.EvalIntOr(ad, attr.UpdateSequence, 0)
+		start := classad.EvalIntOr(ad, attr.DaemonStartTime, 0)
 		if seq != e.seq || start != e.start || now.Sub(e.at) > p.ttl {
 			delete(p.bySlot, name)
 			kept = append(kept, ad)
 			continue
 		}
 		for _, l := range e.limits {
-			limits[l.name] += l.amount
+			limits[l.Name] += l.Amount
 		}
 		for u, w := range e.users {
 			inUse[u] += w
@@ -100,9 +101,9 @@ func (p *pendingMatches) apply(slots *[]*classad.Ad, limits, inUse map[string]fl
 		if !e.pslot {
 			continue
 		}
-		setNumber(ad, attr.Cpus, numberAttr(ad, attr.Cpus, 0)-e.cpus)
-		setNumber(ad, attr.Memory, numberAttr(ad, attr.Memory, 0)-e.memory)
-		setNumber(ad, attr.Disk, numberAttr(ad, attr.Disk, 0)-e.disk)
+		setNumber(ad, attr.Cpus, classad.EvalNumberOr(ad, attr.Cpus, 0)-e.cpus)
+		setNumber(ad, attr.Memory, classad.EvalNumberOr(ad, attr.Memory, 0)-e.memory)
+		setNumber(ad, attr.Disk, classad.EvalNumberOr(ad, attr.Disk, 0)-e.disk)
 		kept = append(kept, ad)
 	}
 	*slots = kept

@@ -3,6 +3,7 @@ package negotiator_test
 import (
 	"slices"
 	"testing"
+	"testing/synctest"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/negotiator"
@@ -16,6 +17,10 @@ import (
 // (sw_a:2 with sw_a = 1) never matches, and one that fits does once the
 // limit is raised. HTCondor's manual, "Concurrency Limits".
 func TestReconfigureAppliesLimits(t *testing.T) {
+	synctest.Test(t, testReconfigureAppliesLimits)
+}
+
+func testReconfigureAppliesLimits(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 2})

@@ -17,6 +17,8 @@ import (
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/fairshare"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/policy"
 	"github.com/kite-sched/kite/internal/wire"
@@ -31,10 +33,10 @@ type Config struct {
 	Timeout        time.Duration // per call to a schedd
 	MaxRequests    int
 	Strategy       string
-	StrategyParams policy.Params // the strategy's parameters (nil: its defaults)
-	Seed           uint64        // 0: a new seed each cycle
-	Policy         Policy        // ranks, preemption, limits (Seed and Strategy set per cycle)
-	Accountant     string        // the accountant's file
+	StrategyParams policy.Params     // the strategy's parameters (nil: its defaults)
+	Seed           uint64            // 0: a new seed each cycle
+	Policy         matchmaker.Policy // ranks, preemption, limits (Seed and Strategy set per cycle)
+	Accountant     string            // the accountant's file
 	HalfLife       time.Duration
 	DefaultFactor  float64
 	// Now is the clock; nil means time.Now.
@@ -81,7 +83,7 @@ type Server struct {
 	env     *daemon.Env
 	cfg     Config
 	log     *slog.Logger
-	acct    *Accountant
+	acct    *fairshare.Accountant
 	now     func() time.Time
 	start   time.Time
 	ready   chan struct{}
@@ -115,7 +117,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("negotiator: %w", err)
 	}
-	acct, err := OpenAccountant(cfg.Accountant, cfg.HalfLife, cfg.DefaultFactor)
+	acct, err := fairshare.OpenAccountant(cfg.Accountant, cfg.HalfLife, cfg.DefaultFactor)
 	if err != nil {
 		return nil, fmt.Errorf("negotiator: %w", err)
 	}
@@ -152,7 +154,7 @@ func (s *Server) Reconfigure(c *config.Config) error {
 
 // policy returns the policy of the next cycle: the configured one with
 // the concurrency limits in force now.
-func (s *Server) policy() Policy {
+func (s *Server) policy() matchmaker.Policy {
 	p := s.cfg.Policy
 	s.mu.Lock()
 	p.ConcurrencyLimits, p.DefaultLimit = s.limits.byName, s.limits.defaultLimit
@@ -174,7 +176,7 @@ func (s *Server) Addr() string {
 func (s *Server) Metrics() *prometheus.Registry { return s.reg }
 
 // Accountant returns the negotiator's accountant.
-func (s *Server) Accountant() *Accountant { return s.acct }
+func (s *Server) Accountant() *fairshare.Accountant { return s.acct }
 
 // LastCycle returns the report of the last cycle.
 func (s *Server) LastCycle() wire.CycleReport {
@@ -293,7 +295,7 @@ func (s *Server) handlePriorities(ctx context.Context, r *wire.Request) (any, er
 	return out, nil
 }
 
-func wirePriority(u Usage) wire.Priority {
+func wirePriority(u fairshare.Usage) wire.Priority {
 	return wire.Priority{
 		User: u.Name, Effective: u.Effective(), Real: u.Priority, Factor: u.Factor, InUse: u.InUse,
 		Usage: u.Accumulated / 3600, BeginUsage: u.BeginUsage, LastUsage: u.LastUsage,

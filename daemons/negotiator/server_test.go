@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +16,7 @@ import (
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/fairshare"
 	"github.com/kite-sched/kite/internal/pooltest"
 	"github.com/kite-sched/kite/internal/pooltest/start"
 	"github.com/kite-sched/kite/internal/wire"
@@ -120,6 +122,10 @@ func fastConfig(c *negotiator.Config) {
 }
 
 func TestCycleSendsMatchesWithClaimIDs(t *testing.T) {
+	synctest.Test(t, testCycleSendsMatchesWithClaimIDs)
+}
+
+func testCycleSendsMatchesWithClaimIDs(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 3})
@@ -170,6 +176,10 @@ func TestCycleSendsMatchesWithClaimIDs(t *testing.T) {
 }
 
 func TestUnreachableScheddDoesNotStopTheCycle(t *testing.T) {
+	synctest.Test(t, testUnreachableScheddDoesNotStopTheCycle)
+}
+
+func testUnreachableScheddDoesNotStopTheCycle(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"bob@test": 1})
@@ -182,18 +192,21 @@ func TestUnreachableScheddDoesNotStopTheCycle(t *testing.T) {
 	}
 }
 
-// waitCycle waits until the negotiator has reported cycle number.
+// waitCycle waits until the negotiator has reported cycle number. The
+// test runs in a synctest bubble: the cycles come on its fake clock, and
+// the wait moves that clock on only while nothing else is to happen.
 func waitCycle(t *testing.T, n *negotiator.Server, number int64) wire.CycleReport {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		synctest.Wait()
 		if rep := n.LastCycle(); rep.Number >= number {
 			return rep
 		}
-		time.Sleep(2 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("no report of cycle %d", number)
+		}
+		time.Sleep(time.Millisecond) // the bubble's clock
 	}
-	t.Fatalf("no report of cycle %d", number)
-	return wire.CycleReport{}
 }
 
 func TestPrioritiesEndpoints(t *testing.T) {
@@ -227,12 +240,16 @@ func TestPrioritiesEndpoints(t *testing.T) {
 	if err := admin.Call(ctx, "POST", wire.PathResetUsage, wire.ResetUsage{User: "nobody"}, &pr); !wire.IsCode(err, wire.CodeNotFound) {
 		t.Errorf("reset of an unknown user: %v", err)
 	}
-	if err := admin.Call(ctx, "POST", wire.PathResetUsage, wire.ResetUsage{User: "alice@test"}, &pr); err != nil || pr.Real != negotiator.MinPriority {
+	if err := admin.Call(ctx, "POST", wire.PathResetUsage, wire.ResetUsage{User: "alice@test"}, &pr); err != nil || pr.Real != fairshare.MinPriority {
 		t.Errorf("reset: %+v %v", pr, err)
 	}
 }
 
 func TestNegotiatorAdAndDocs(t *testing.T) {
+	synctest.Test(t, testNegotiatorAdAndDocs)
+}
+
+func testNegotiatorAdAndDocs(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 1})
@@ -240,28 +257,23 @@ func TestNegotiatorAdAndDocs(t *testing.T) {
 	n := start.Negotiator(t, p, fastConfig)
 	n.Reschedule()
 	f.wait(t)
+	synctest.Wait() // the cycle is over and the negotiator advertised it
 	c := p.Client("collector:9618", "alice", auth.Read)
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		var found []*classad.Ad
-		err := c.Stream(context.Background(), "POST", wire.PathQuery, wire.Query{Type: "Negotiator"}, func(item json.RawMessage) error {
-			ad, err := classad.ParseJSON(item)
-			found = append(found, ad)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(found) == 1 {
-			v, _ := classad.EvalAttr(found[0], "LastNegotiationCycleMatches0", nil)
-			if m, _ := v.NumberValue(); m == 1 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no negotiator ad with the cycle's matches: %v", found)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var found []*classad.Ad
+	err := c.Stream(context.Background(), "POST", wire.PathQuery, wire.Query{Type: "Negotiator"}, func(item json.RawMessage) error {
+		ad, err := classad.ParseJSON(item)
+		found = append(found, ad)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d negotiator ads, want 1", len(found))
+	}
+	v, _ := classad.EvalAttr(found[0], "LastNegotiationCycleMatches0", nil)
+	if m, _ := v.NumberValue(); m != 1 {
+		t.Fatalf("the negotiator ad shows %v for the cycle's matches, want 1: %v", v, found[0])
 	}
 	pooltest.CheckDocumented(t, n.Routes())
 
@@ -295,6 +307,10 @@ func counter(t *testing.T, n *negotiator.Server, name string) prometheus.Collect
 
 // With every slot taken, a cycle does not ask schedds for their idle jobs.
 func TestBusyPoolSkipsRequests(t *testing.T) {
+	synctest.Test(t, testBusyPoolSkipsRequests)
+}
+
+func testBusyPoolSkipsRequests(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 4})

@@ -2,7 +2,7 @@ package negotiator_test
 
 import (
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/negotiator"
@@ -14,6 +14,10 @@ import (
 // negotiator: the second cycle goes on from where the first stopped
 // rather than starting the turn again.
 func TestStrategyKeepsItsStateAcrossCycles(t *testing.T) {
+	synctest.Test(t, testStrategyKeepsItsStateAcrossCycles)
+}
+
+func testStrategyKeepsItsStateAcrossCycles(t *testing.T) {
 	p := pooltest.New(t)
 	start.Collector(t, p)
 	f := startSchedd(t, p, "schedd:1", map[string]int{"alice@test": 1})
@@ -43,26 +47,5 @@ func TestStrategyKeepsItsStateAcrossCycles(t *testing.T) {
 	}
 	if name(0) != `"slot1@a"` || name(1) != `"slot1@b"` {
 		t.Errorf("round-robin matched %s then %s, want slot1@a then slot1@b", name(0), name(1))
-	}
-}
-
-func TestMemoryAccountant(t *testing.T) {
-	a := negotiator.NewAccountant(time.Hour, 100)
-	t0 := time.Unix(1e9, 0)
-	if err := a.Update(t0, map[string]float64{"alice": 4}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Update(t0.Add(time.Hour), map[string]float64{"alice": 4}); err != nil {
-		t.Fatal(err)
-	}
-	// Halfway from 0.5 to 4 in one half-life, times the factor.
-	if got := a.Effective("alice"); got < 224.99 || got > 225.01 {
-		t.Errorf("EUP %v after one half-life at 4 slots, want 225", got)
-	}
-	if _, err := a.SetFactor("alice", 10); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Close(); err != nil {
-		t.Errorf("closing an in-memory accountant: %v", err)
 	}
 }

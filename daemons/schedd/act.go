@@ -7,10 +7,11 @@ import (
 	"sort"
 
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/attrclass"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/userlog"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -199,7 +200,7 @@ func (s *Server) remove(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatc
 	if st := tx.Status(j); st == attr.Removed || st == attr.Completed {
 		return false
 	}
-	s.jobs.stop(tx, j, "removed")
+	s.stopClaims(tx, j, "removed")
 	setStatus(tx, j, attr.Removed, s.now())
 	tx.SetString(j, attr.RemoveReason, reason)
 	v := tx.View(j)
@@ -211,7 +212,7 @@ func (s *Server) remove(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatc
 // leave moves a job to the history, without the schedd's own attributes.
 func (s *Server) leave(tx *queue.Tx, j *queue.Job) {
 	if tx.Status(j) == attr.Completed {
-		s.types.completed(tx, j)
+		s.types.Completed(tx, j)
 	}
 	tx.Delete(j, attrClaimID)
 	tx.Delete(j, attrStartdAddr)
@@ -223,13 +224,13 @@ func (s *Server) hold(tx *queue.Tx, j *queue.Job, reason string, code, sub int, 
 	if st := tx.Status(j); st != attr.Idle && st != attr.Running && st != attr.Suspended {
 		return false
 	}
-	s.jobs.stop(tx, j, "held")
+	s.stopClaims(tx, j, "held")
 	setStatus(tx, j, attr.Held, s.now())
 	tx.SetString(j, attr.HoldReason, reason)
 	tx.SetInt(j, attr.HoldReasonCode, int64(code))
 	tx.SetInt(j, attr.HoldReasonSubCode, int64(sub))
 	v := tx.View(j)
-	tx.SetInt(j, attr.NumHolds, intAttr(&v, attr.NumHolds, 0)+1)
+	tx.SetInt(j, attr.NumHolds, v.Int(attr.NumHolds, 0)+1)
 	ev.add(&v, userlog.Event{Code: userlog.Held, Reason: reason, HoldCode: code, HoldSubCode: sub})
 	return true
 }
@@ -281,7 +282,7 @@ func (s *Server) handleEdit(ctx context.Context, r *wire.Request) (any, error) {
 		if !ast.IsPlainName(n) {
 			return nil, wire.BadRequest("edit: %q is not an attribute name", n)
 		}
-		if why := mayEdit(n, r.Caller.Allows(auth.Administrator)); why != "" {
+		if why := attrclass.MayEdit(n, r.Caller.Allows(auth.Administrator)); why != "" {
 			return nil, wire.Forbidden("edit: %s", why)
 		}
 		x, err := s.exprLimits().Parse(n, e.Attrs[n])

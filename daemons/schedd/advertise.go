@@ -163,7 +163,7 @@ func (s *Server) submitterAd(submitter string, seq int64, c queue.Counts) *class
 	ad.Set(attr.RunningJobs, ast.Int(int64(c.Running)))
 	ad.Set(attr.HeldJobs, ast.Int(int64(c.Held)))
 	if c.Running > 0 {
-		if n := s.replicable(submitter); n > 0 {
+		if n := s.replication.replicable(submitter); n > 0 {
 			ad.Set(attr.KiteReplicable, ast.Int(int64(n)))
 		}
 	}

@@ -25,7 +25,7 @@ func TestSignatures(t *testing.T) {
 		{"computed names", escape, `[ ProcId = 0; Out = "a" ]`, `[ ProcId = 1; Out = "b" ]`, false},
 	}
 	for _, tt := range tests {
-		g := &signatures{significant: []string{"Disk"}, byCluster: map[*classad.Ad]*clusterSig{}}
+		g := newSignatures([]string{"Disk"})
 		a := queue.View{Cluster: tt.cluster, Own: mustParse(tt.a)}
 		b := queue.View{Cluster: tt.cluster, Own: mustParse(tt.b)}
 		if same := g.of(&a) == g.of(&b); same != tt.same {

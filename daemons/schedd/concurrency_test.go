@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/pooltest"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -27,7 +28,7 @@ func TestClaimReuseKeepsConcurrencyLimits(t *testing.T) {
 	}
 	id := ""
 	for _, r := range reqs.Requests {
-		if c, _ := intOf(r.Ad, "ClusterId"); c == 1 {
+		if c, _ := classad.EvalInt(r.Ad, "ClusterId"); c == 1 {
 			id = r.ID
 		}
 	}

@@ -108,6 +108,17 @@ type ledger struct {
 	pending  map[int64]int    // submits sent, not acknowledged
 	edits    map[string]int64 // "cluster.proc Attr" → last acknowledged value
 	inflight map[string]int64 // edits sent, not acknowledged
+	// busy is closed once killAfter submits and edits are acknowledged:
+	// the burst is in full swing, and the kill lands in its middle.
+	busy      chan struct{}
+	killAfter int
+}
+
+// acked notes an acknowledged change (the lock is held).
+func (l *ledger) acked() {
+	if l.killAfter--; l.killAfter == 0 {
+		close(l.busy)
+	}
 }
 
 // TestSurvivesSIGKILL kills a schedd in the middle of a burst of submits
@@ -142,14 +153,21 @@ func TestSurvivesSIGKILL(t *testing.T) {
 	}
 
 	c := startChild(t, dir)
-	l := &ledger{clusters: map[int64]int{}, pending: map[int64]int{}, edits: map[string]int64{}, inflight: map[string]int64{}}
+	l := &ledger{clusters: map[int64]int{}, pending: map[int64]int{}, edits: map[string]int64{}, inflight: map[string]int64{},
+		busy: make(chan struct{}), killAfter: 200}
 	client := connect(c.addr)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() { burst(client, l, g, stop) })
 	}
-	time.Sleep(400 * time.Millisecond)
+	ended := make(chan struct{})
+	go func() { wg.Wait(); close(ended) }()
+	select {
+	case <-l.busy:
+	case <-ended:
+		t.Fatal("the burst ended before the schedd was killed")
+	}
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -202,6 +220,7 @@ func burst(c *wire.Client, l *ledger, g int, stop chan struct{}) {
 		}
 		l.mu.Lock()
 		l.edits[key] = i
+		l.acked()
 		delete(l.inflight, key)
 		l.mu.Unlock()
 	}
@@ -226,6 +245,7 @@ func submitBurst(ctx context.Context, c *wire.Client, l *ledger, g, n int) bool 
 	l.mu.Lock()
 	delete(l.pending, nc.Cluster)
 	l.clusters[nc.Cluster] = n
+	l.acked()
 	l.mu.Unlock()
 	return true
 }
@@ -244,8 +264,8 @@ func (l *ledger) check(t *testing.T, ads []*classad.Ad) {
 	procs := map[int64]int{}
 	values := map[string]string{}
 	for _, ad := range ads {
-		cl, _ := intOf(ad, "ClusterId")
-		p, _ := intOf(ad, "ProcId")
+		cl, _ := classad.EvalInt(ad, "ClusterId")
+		p, _ := classad.EvalInt(ad, "ProcId")
 		procs[cl]++
 		if got, want := str(ad, "Args"), fmt.Sprintf("%d.%d", cl, p); got != want {
 			t.Errorf("job %d.%d: Args %q, want %q", cl, p, got, want)

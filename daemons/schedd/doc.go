@@ -7,9 +7,30 @@
 //	kite submit ──clusters, submit──▶ ┌──────────────────────────────┐
 //	kite q/history ──query──────────▶ │ Server                       │ ──ads──▶ collector
 //	kite rm/hold/release/qedit ─act─▶ │  queue (bbolt, group commit) │ ──reschedule──▶ negotiator
-//	                                  │  userlog (job event logs)    │
-//	negotiator ──requests, matches──▶ │  runs (claims, reuse, lease) │ ──claim, activate, alive──▶ startd
-//	startd ──job updates, files─────▶ └──────────────────────────────┘
+//	negotiator ──requests, matches──▶ │  claims (registry), running  │ ──claim, activate, alive──▶ startd
+//	startd ──job updates────────────▶ │  replication ▸ update        │
+//	startd ──files──────────────────▶ │  transfer                    │
+//	                                  └──────────────────────────────┘
+//
+// The Server wires rooms of their own, each a package that knows nothing
+// of the Server; the calls go one way, from the Server into them:
+//
+//	queue      the durable job queue and history (bbolt, group commit)
+//	claims     the registry of claims and of the job instances they run
+//	adarray    a submit's body: counted as it streams, split, parsed on all cores
+//	attrclass  who may set which job attribute (immutable, protected, secure)
+//	jobpolicy  what periodic and on-exit policy expressions decide
+//	jobtypes   JoSchKa's job type statistics, kept in the queue's store
+//	matchexp   $$() match-time substitution against the claimed slot
+//	transfer   job files served to and taken from the startd, as the owner
+//
+// The Server's own files do the I/O between them: running.go (matches,
+// claims, activation, claim reuse, keep-alives), update.go (a startd's job
+// events; replication.go sees each first and handles those of jobs that
+// run several instances), lost.go and restart.go (machines lost, and the
+// schedd's own restart), act.go and submit.go (users' changes), query.go,
+// advertise.go, policy.go (the periodic timer). Job event logs are
+// written by internal/userlog, as each job's owner.
 //
 // Every change a user cares about is committed before it is answered:
 // submits, edits, holds, removals, a job's start and end. Changes that

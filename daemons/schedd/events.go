@@ -3,10 +3,10 @@ package schedd
 import (
 	"time"
 
-	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/daemons/schedd/transfer"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/userlog"
 )
 
 // eventBatch gathers the user log events of one queue transaction,
@@ -36,11 +36,11 @@ func (b *eventBatch) sized(n int) *eventBatch {
 
 // add formats ev for the job's log, if it has one (UserLog).
 func (b *eventBatch) add(v *queue.View, ev userlog.Event) {
-	path := stringAttr(v, attr.UserLog)
+	path := v.String(attr.UserLog)
 	if path == "" {
 		return
 	}
-	key := logKey{jobAccount(v), path}
+	key := logKey{transfer.Account(v), path}
 	ev.Job = userlog.JobID{Cluster: v.ID.Cluster, Proc: v.ID.Proc}
 	if ev.Time.IsZero() {
 		ev.Time = b.s.now().Truncate(time.Second)
@@ -73,52 +73,6 @@ func (b *eventBatch) write() {
 			b.s.log.Warn("job event log not written", "log", k.path, "as", k.account, "err", err)
 		}
 	}
-}
-
-// stringAttr returns a job attribute that is a string literal, or "".
-func stringAttr(v *queue.View, name string) string {
-	e, ok := v.Lookup(name)
-	if !ok {
-		return ""
-	}
-	if l, isLit := e.(*ast.Literal); isLit && l.Kind == ast.StringLit {
-		return l.Str
-	}
-	return ""
-}
-
-// intAttr returns a job attribute that is an integer literal, or def.
-func intAttr(v *queue.View, name string, def int64) int64 {
-	e, ok := v.Lookup(name)
-	if !ok {
-		return def
-	}
-	if l, isLit := e.(*ast.Literal); isLit {
-		switch l.Kind {
-		case ast.IntLit:
-			return l.Int
-		case ast.RealLit:
-			return int64(l.Real)
-		}
-	}
-	return def
-}
-
-// realAttr returns a numeric job attribute, or 0.
-func realAttr(v *queue.View, name string) float64 {
-	e, ok := v.Lookup(name)
-	if !ok {
-		return 0
-	}
-	if l, isLit := e.(*ast.Literal); isLit {
-		switch l.Kind {
-		case ast.IntLit:
-			return float64(l.Int)
-		case ast.RealLit:
-			return l.Real
-		}
-	}
-	return 0
 }
 
 // setStatus moves a job to a new JobStatus with the attributes HTCondor

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kite-sched/kite/daemons/schedd/claims"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/membership"
@@ -41,7 +42,7 @@ const holdSubMachineLost = 1
 // lostStartds tracks startds gossip found dead and claims given up.
 type lostStartds struct {
 	mu      sync.Mutex
-	pending map[string]*time.Timer // startd address → its requeue to come
+	pending map[string]func() bool // startd address → the Stop of its requeue to come
 	orphans map[string]orphan      // claim id → a claim given up
 }
 
@@ -52,7 +53,7 @@ type orphan struct {
 }
 
 func newLostStartds() *lostStartds {
-	return &lostStartds{pending: map[string]*time.Timer{}, orphans: map[string]orphan{}}
+	return &lostStartds{pending: map[string]func() bool{}, orphans: map[string]orphan{}}
 }
 
 // onMember follows the pool's gossip: startds that fail, and those that
@@ -79,7 +80,7 @@ func (s *Server) startdFailed(addr, member string) {
 		return
 	}
 	s.log.Warn("gossip found a startd dead", "startd", member, "requeue_after", s.cfg.RequeueAfter)
-	l.pending[addr] = time.AfterFunc(s.cfg.RequeueAfter, func() { s.requeueStartd(addr, member) })
+	l.pending[addr] = s.cfg.afterFunc(s.cfg.RequeueAfter, func() { s.requeueStartd(addr, member) })
 }
 
 // startdBack cancels a requeue to come, and vacates the claims given up
@@ -87,7 +88,7 @@ func (s *Server) startdFailed(addr, member string) {
 func (s *Server) startdBack(addr string) {
 	l := s.lost
 	l.mu.Lock()
-	if t := l.pending[addr]; t != nil && t.Stop() {
+	if stop := l.pending[addr]; stop != nil && stop() {
 		s.log.Info("a startd gossip found dead is back before its jobs were requeued", "startd", addr)
 	}
 	delete(l.pending, addr)
@@ -112,17 +113,9 @@ func (s *Server) requeueStartd(addr, member string) {
 	if s.background().Err() != nil {
 		return
 	}
-	r := s.jobs
-	r.mu.Lock()
-	var at []*claim
-	for _, c := range r.claims {
-		if c.startd == addr {
-			at = append(at, c)
-		}
-	}
-	r.mu.Unlock()
+	at := s.claims.At(addr)
 	for _, c := range at {
-		r.lost(c, fmt.Sprintf("The machine of %s failed: gossip found its startd (%s) dead", c.slotName, member))
+		s.lostClaim(c, fmt.Sprintf("The machine of %s failed: gossip found its startd (%s) dead", c.SlotName, member))
 	}
 	if len(at) > 0 {
 		s.log.Warn("claims at a dead startd given up", "startd", member, "claims", len(at))
@@ -136,58 +129,47 @@ func (s *Server) background() context.Context {
 	return s.bg
 }
 
-// lost gives up a claim whose machine is gone: the claim is remembered to
+// lostClaim gives up a claim whose machine is gone: the claim is remembered to
 // be vacated should its startd answer again, and its job carries on
 // elsewhere as the table at the top of this file says.
-func (r *runs) lost(c *claim, reason string) {
-	s := r.s
-	r.mu.Lock()
-	gone, busy, job := c.gone, c.busy, c.job
-	_, others := r.instanceOfLocked(job, c.id)
-	r.mu.Unlock()
-	if gone {
+func (s *Server) lostClaim(c *claims.Claim, reason string) {
+	st := s.claims.State(c)
+	if st.Gone {
 		return
 	}
 	s.lost.orphan(c, s.now())
-	if others > 0 && s.dropInstance(job, c, reason, nil) {
+	if st.Others > 0 && s.replication.drop(st.Job, c, reason, nil) {
 		return
 	}
-	r.drop(c)
-	if busy {
-		s.abortRun(job, c, reason)
+	s.claims.Drop(c)
+	if st.Busy {
+		s.abortRun(st.Job, c, reason)
 	}
 }
 
 // orphan remembers a claim given up.
-func (l *lostStartds) orphan(c *claim, now time.Time) {
+func (l *lostStartds) orphan(c *claims.Claim, now time.Time) {
 	l.mu.Lock()
-	l.orphans[c.id] = orphan{startd: c.startd, slot: c.slotName, until: now.Add(c.lease + time.Second)}
+	l.orphans[c.ID] = orphan{startd: c.Startd, slot: c.SlotName, until: now.Add(c.Lease + time.Second)}
 	l.mu.Unlock()
 }
 
 // abortRun puts a job whose machine was lost back to idle, counting the
 // loss; a job lost more often than max_aborts is held.
-func (s *Server) abortRun(id queue.JobID, c *claim, reason string) {
-	err := s.q.Update(func(tx *queue.Tx) error {
-		j := tx.Job(id)
-		if j == nil || tx.Status(j) != attr.Running {
-			return nil
-		}
+func (s *Server) abortRun(id queue.JobID, c *claims.Claim, reason string) {
+	err := s.updateRunning(id, func(tx *queue.Tx, j *queue.Job, ev *eventBatch) {
 		v := tx.View(j)
-		if stringAttr(&v, attrClaimID) != c.id {
-			return nil // the job runs elsewhere by now
+		if v.String(attrClaimID) != c.ID {
+			return // the job runs elsewhere by now
 		}
-		n := intAttr(&v, attr.KiteAborts, 0) + 1
-		limit := intAttr(&v, attr.KiteMaxAborts, int64(s.cfg.MaxAborts))
+		n := v.Int(attr.KiteAborts, 0) + 1
+		limit := v.Int(attr.KiteMaxAborts, int64(s.cfg.MaxAborts))
 		tx.SetInt(j, attr.KiteAborts, n)
-		ev := s.newEvents()
 		s.toIdle(tx, j, reason, ev)
 		if limit > 0 && n > limit {
 			why := fmt.Sprintf("The job's machine was lost %d times, more than the %d allowed (max_aborts); last: %s", n, limit, reason)
 			s.hold(tx, j, why, attr.HoldSystemPolicy, holdSubMachineLost, ev)
 		}
-		ev.after(tx)
-		return nil
 	})
 	if err != nil {
 		s.log.Error("requeueing a job whose machine was lost", "job", id.String(), "err", err)
@@ -198,14 +180,7 @@ func (s *Server) abortRun(id queue.JobID, c *claim, reason string) {
 // lostLoop tries, every third of the claim lease, to vacate the claims
 // given up whose lease may still run, and forgets the others.
 func (s *Server) lostLoop(ctx context.Context) {
-	t := time.NewTicker(max(s.cfg.ClaimLease/3, 10*time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, max(s.cfg.ClaimLease/3, 10*time.Millisecond), func() {
 		now := s.now()
 		l := s.lost
 		l.mu.Lock()
@@ -219,8 +194,8 @@ func (s *Server) lostLoop(ctx context.Context) {
 		}
 		l.mu.Unlock()
 		s.vacateOrphans(ctx, ids)
-		s.jobs.sweepOutputs()
-	}
+		s.claims.SweepOutputs()
+	})
 }
 
 // vacateOrphans asks the startds of claims given up to vacate and release

@@ -1,19 +1,27 @@
 package schedd
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/metrics"
 )
 
 // scheddMetrics are the schedd's Prometheus metrics (GET /metrics):
-// jobs by status, the queue's commits, submits, claims and job events.
+// jobs by status, the queue's commits, submits, claims and job events,
+// how long jobs wait from submit to their first start, and the bytes of
+// job files the schedd serves and receives.
 type scheddMetrics struct {
-	submits   prometheus.Counter
-	submitted prometheus.Counter
-	claims    *prometheus.CounterVec
-	events    *prometheus.CounterVec
+	submits    prometheus.Counter
+	submitted  prometheus.Counter
+	claims     *prometheus.CounterVec
+	events     *prometheus.CounterVec
+	firstStart prometheus.Histogram
+	bytes      *prometheus.CounterVec
+	files      *prometheus.CounterVec
 }
 
 func (s *Server) newMetrics() (*prometheus.Registry, *scheddMetrics) {
@@ -26,9 +34,19 @@ func (s *Server) newMetrics() (*prometheus.Registry, *scheddMetrics) {
 		submitted: prometheus.NewCounter(prometheus.CounterOpts(opts("jobs_submitted_total", "Jobs submitted."))),
 		claims:    prometheus.NewCounterVec(prometheus.CounterOpts(opts("claims_total", "Claims asked of startds, by result.")), []string{"result"}),
 		events:    prometheus.NewCounterVec(prometheus.CounterOpts(opts("job_events_total", "Job events startds reported, by event.")), []string{"event"}),
+		firstStart: prometheus.NewHistogram(metrics.Subsystem(sub).Histogram("job_first_start_latency_seconds",
+			"Time from a job's submit (QDate) to its first start (the execute event).", metrics.WaitBuckets)),
+		bytes: prometheus.NewCounterVec(metrics.Subsystem(sub).Counter("transfer_bytes_total",
+			"Bytes of job files moved, by direction: input (served to startds) and output (received from them)."), []string{"direction"}),
+		files: prometheus.NewCounterVec(metrics.Subsystem(sub).Counter("transfer_files_total",
+			"Job files moved whole, by direction."), []string{"direction"}),
+	}
+	for _, d := range []string{"input", "output"} {
+		m.bytes.WithLabelValues(d)
+		m.files.WithLabelValues(d)
 	}
 	reg := metrics.NewRegistry()
-	reg.MustRegister(m.submits, m.submitted, m.claims, m.events)
+	reg.MustRegister(m.submits, m.submitted, m.claims, m.events, m.firstStart, m.bytes, m.files)
 	for name, pick := range map[string]func(queue.Counts) int{
 		"idle": func(c queue.Counts) int { return c.Idle }, "running": func(c queue.Counts) int { return c.Running },
 		"held": func(c queue.Counts) int { return c.Held }, "suspended": func(c queue.Counts) int { return c.Suspended },
@@ -43,7 +61,7 @@ func (s *Server) newMetrics() (*prometheus.Registry, *scheddMetrics) {
 		prometheus.NewCounterFunc(prometheus.CounterOpts(opts("changes_total", "Queue changes committed; many per transaction is group commit.")),
 			func() float64 { _, c := s.queueStats(); return float64(c) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts(opts("claims", "Claims held at startds.")),
-			func() float64 { return float64(s.jobs.claimCount()) }),
+			func() float64 { return float64(s.claims.Count()) }),
 	)
 	return reg, m
 }
@@ -63,8 +81,29 @@ func (s *Server) queueStats() (int64, int64) {
 	return s.q.Stats()
 }
 
-func (r *runs) claimCount() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.claims)
+// firstStartLatency returns how long a job starting at at waited since
+// its submit, if this is its first start.
+func firstStartLatency(v *queue.View, at time.Time) (time.Duration, bool) {
+	if v.Int(attr.NumJobStarts, 0) > 0 {
+		return 0, false
+	}
+	q := v.Int(attr.QDate, 0)
+	if q <= 0 {
+		return 0, false
+	}
+	return max(at.Sub(time.Unix(q, 0)), 0), true
 }
+
+// observeStart records a first start's latency.
+func (m *scheddMetrics) observeStart(d time.Duration) { m.firstStart.Observe(d.Seconds()) }
+
+// transferred records a file moved whole in a direction.
+func (m *scheddMetrics) transferred(direction string, n int64, err error) {
+	m.bytes.WithLabelValues(direction).Add(float64(n))
+	if err == nil {
+		m.files.WithLabelValues(direction).Inc()
+	}
+}
+
+// Metrics returns the schedd's Prometheus registry.
+func (s *Server) Metrics() *prometheus.Registry { return s.reg }

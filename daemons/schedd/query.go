@@ -8,6 +8,8 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/attrclass"
+	"github.com/kite-sched/kite/daemons/schedd/jobtypes"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/wire"
@@ -15,8 +17,8 @@ import (
 
 // Attributes the schedd keeps in job ads for itself: never shown to tools.
 const (
-	attrClaimID    = "ClaimId"        // the claim the job runs under (a secret)
-	attrStartdAddr = "KiteStartdAddr" // where that claim's startd serves
+	attrClaimID    = attrclass.ClaimID
+	attrStartdAddr = attrclass.StartdAddr
 )
 
 func private(name string) bool {
@@ -145,8 +147,8 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	if q.Batches {
 		return sendBatches(out, views, sel)
 	}
-	if wantsTypes(&q) {
-		s.withTypes(views)
+	if jobtypes.Wanted(&q) {
+		s.types.PublishViews(views)
 	}
 	var buf []byte
 	var rec ast.Record
@@ -236,8 +238,8 @@ func (s *Server) handleHistory(ctx context.Context, r *wire.Request, out *wire.S
 
 // historyPicks applies ids and owners to a finished job's ad.
 func (sel *selection) historyPicks(ad *classad.Ad) bool {
-	cluster, _ := intOf(ad, attr.ClusterID)
-	proc, _ := intOf(ad, attr.ProcID)
+	cluster, _ := classad.EvalInt(ad, attr.ClusterID)
+	proc, _ := classad.EvalInt(ad, attr.ProcID)
 	owner := ""
 	if e, ok := ad.Lookup(attr.Owner); ok {
 		if l, isLit := e.(*ast.Literal); isLit {
@@ -251,18 +253,6 @@ func (sel *selection) historyPicks(ad *classad.Ad) bool {
 		}
 	}
 	return byID && byOwner
-}
-
-func intOf(ad *classad.Ad, name string) (int64, bool) {
-	e, ok := ad.Lookup(name)
-	if !ok {
-		return 0, false
-	}
-	l, isLit := e.(*ast.Literal)
-	if !isLit || l.Kind != ast.IntLit {
-		return 0, false
-	}
-	return l.Int, true
 }
 
 // project returns an ad holding only the named attributes of ad.
@@ -289,13 +279,13 @@ func sendBatches(out *wire.Stream, views []queue.View, sel *selection) error {
 		if sel.constraint != nil && !sel.holds(m.Ad(v)) {
 			continue
 		}
-		name := stringAttr(v, attr.JobBatchName)
+		name := v.String(attr.JobBatchName)
 		key := v.Owner + "\x00" + name
 		if name == "" {
 			key += "\x00" + strconv.FormatInt(v.ID.Cluster, 10)
 		}
 		b := byKey[key]
-		qdate := intAttr(v, attr.QDate, 0)
+		qdate := v.Int(attr.QDate, 0)
 		if b == nil {
 			b = &wire.Batch{Owner: v.Owner, Name: name, Cluster: v.ID.Cluster, Submitted: qdate, First: v.ID.String()}
 			byKey[key] = b
@@ -303,7 +293,7 @@ func sendBatches(out *wire.Stream, views []queue.View, sel *selection) error {
 		}
 		if !seen[v.Cluster] {
 			seen[v.Cluster] = true
-			b.Total += intAttr(v, attr.TotalSubmitProcs, 0)
+			b.Total += v.Int(attr.TotalSubmitProcs, 0)
 		}
 		b.Submitted = min(b.Submitted, qdate)
 		b.Last = v.ID.String()

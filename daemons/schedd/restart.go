@@ -9,9 +9,10 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/claims"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/userlog"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) recover() error {
 // (awaitStartds): a startd restarting (by its master, or with the whole
 // pool) answers within it, naming a job that ended while the schedd was
 // away, whose end it still holds.
-func (s *Server) settle(olds []runningJob) (answered []runningJob, kept map[queue.JobID]*claim) {
+func (s *Server) settle(olds []runningJob) (answered []runningJob, kept map[queue.JobID]*claims.Claim) {
 	kept, unsure := s.reattach(olds)
 	var waiting []runningJob
 	for _, o := range olds {
@@ -85,12 +86,7 @@ func (s *Server) settle(olds []runningJob) (answered []runningJob, kept map[queu
 		}
 	}
 	if len(waiting) > 0 {
-		r := s.jobs
-		r.mu.Lock()
-		for _, o := range waiting {
-			r.awaiting[o.id] = true
-		}
-		r.mu.Unlock()
+		s.claims.Await(jobIDs(waiting))
 		s.log.Info("asking again the startds that do not answer for their running jobs", "jobs", len(waiting))
 		deadline := s.now().Add(s.cfg.ClaimLease)
 		s.goBackground(func(ctx context.Context) { s.awaitStartds(ctx, waiting, deadline) })
@@ -130,12 +126,7 @@ func (s *Server) awaitStartds(ctx context.Context, waiting []runningJob, deadlin
 			case <-time.After(s.cfg.requeueRetry):
 			}
 		}
-		r := s.jobs
-		r.mu.Lock()
-		for _, o := range answered {
-			delete(r.awaiting, o.id)
-		}
-		r.mu.Unlock()
+		s.claims.Answered(jobIDs(answered))
 		waiting = still
 	}
 }
@@ -150,8 +141,8 @@ func (s *Server) runningJobs(keep func(id queue.JobID, claim string) bool) []run
 					continue
 				}
 				v := j.View()
-				o := runningJob{id: j.ID, claim: stringAttr(&v, attrClaimID), startd: stringAttr(&v, attrStartdAddr),
-					slot: stringAttr(&v, attr.RemoteHost), owner: v.Submitter, replicas: replicaClaims(&v)}
+				o := runningJob{id: j.ID, claim: v.String(attrClaimID), startd: v.String(attrStartdAddr),
+					slot: v.String(attr.RemoteHost), owner: v.Submitter, replicas: replicaClaims(&v)}
 				if keep(o.id, o.claim) {
 					olds = append(olds, o)
 				}
@@ -164,16 +155,11 @@ func (s *Server) runningJobs(keep func(id queue.JobID, claim string) bool) []run
 // reattach asks the startds which of the jobs found running they still
 // run, and takes those claims on again; unsure are the jobs whose startd
 // could not be reached.
-func (s *Server) reattach(olds []runningJob) (kept map[queue.JobID]*claim, unsure map[queue.JobID]bool) {
+func (s *Server) reattach(olds []runningJob) (kept map[queue.JobID]*claims.Claim, unsure map[queue.JobID]bool) {
 	kept, unsure = s.reconnect(olds)
-	r := s.jobs
-	r.mu.Lock()
 	for id, c := range kept {
-		r.claims[c.id] = c
-		r.byJob[id] = c
-		r.running++
+		s.claims.Reattach(c, id)
 	}
-	r.mu.Unlock()
 	if len(kept) > 0 {
 		s.log.Info("reconnected to running jobs", "jobs", len(kept))
 	}
@@ -190,50 +176,35 @@ func (s *Server) reattach(olds []runningJob) (kept map[queue.JobID]*claim, unsur
 // settleOrphans watches the queue's failed commits and, after some, once
 // a commit succeeds again, settles the jobs left running with no claim.
 func (s *Server) settleOrphans(ctx context.Context) {
-	t := time.NewTicker(s.cfg.requeueRetry)
-	defer t.Stop()
 	var settled int64
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, s.cfg.requeueRetry, func() {
 		failures := s.q.Failures()
 		if failures == settled {
-			continue
+			return
 		}
-		if orphans := s.runningJobs(s.jobs.unclaimed); len(orphans) > 0 {
+		if orphans := s.runningJobs(s.claims.Unclaimed); len(orphans) > 0 {
 			s.log.Info("settling jobs left running by changes the queue could not write", "jobs", len(orphans))
 			if err := s.requeueOlds(s.settle(orphans)); err != nil {
-				continue // the next tick tries again
+				return // the next tick tries again
 			}
 		}
 		settled = failures
+	})
+}
+
+// jobIDs lists the jobs' ids.
+func jobIDs(olds []runningJob) []queue.JobID {
+	ids := make([]queue.JobID, len(olds))
+	for i, o := range olds {
+		ids[i] = o.id
 	}
-}
-
-// reconnecting reports whether a job's startd is being asked again
-// whether it still runs the job.
-func (r *runs) reconnecting(id queue.JobID) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.awaiting[id]
-}
-
-// unclaimed reports whether a running job has no claim here: neither its
-// claim nor the job is known.
-func (r *runs) unclaimed(id queue.JobID, claimID string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, claimed := r.claims[claimID]
-	return !claimed && r.byJob[id] == nil && !r.awaiting[id]
+	return ids
 }
 
 // requeueOlds commits the restart's verdict on the jobs found running:
 // reconnected events for those kept, the others back to idle (their
 // claims then vacated).
-func (s *Server) requeueOlds(olds []runningJob, kept map[queue.JobID]*claim) error {
+func (s *Server) requeueOlds(olds []runningJob, kept map[queue.JobID]*claims.Claim) error {
 	var lost []runningJob
 	err := s.q.Update(func(tx *queue.Tx) error {
 		ev := s.newEvents()
@@ -244,7 +215,7 @@ func (s *Server) requeueOlds(olds []runningJob, kept map[queue.JobID]*claim) err
 			}
 			v := tx.View(j)
 			if c := kept[o.id]; c != nil {
-				ev.add(&v, userlog.Event{Code: userlog.Reconnected, Host: "<" + c.startd + ">", Slot: c.slotName})
+				ev.add(&v, userlog.Event{Code: userlog.Reconnected, Host: "<" + c.Startd + ">", Slot: c.SlotName})
 				continue
 			}
 			lost = append(lost, o)
@@ -263,8 +234,8 @@ func (s *Server) requeueOlds(olds []runningJob, kept map[queue.JobID]*claim) err
 // reconnect asks the startds, several at once, whether the jobs' claims
 // still run them, and returns the claims of those that do; unsure are the
 // jobs whose startd could not be reached (or failed to answer).
-func (s *Server) reconnect(olds []runningJob) (map[queue.JobID]*claim, map[queue.JobID]bool) {
-	kept := map[queue.JobID]*claim{}
+func (s *Server) reconnect(olds []runningJob) (map[queue.JobID]*claims.Claim, map[queue.JobID]bool) {
+	kept := map[queue.JobID]*claims.Claim{}
 	unsure := map[queue.JobID]bool{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -290,8 +261,8 @@ func (s *Server) reconnect(olds []runningJob) (map[queue.JobID]*claim, map[queue
 			if err != nil || res.Job != o.id.String() {
 				return
 			}
-			c := &claim{id: o.claim, startd: o.startd, slotName: o.slot, owner: o.owner,
-				lease: s.cfg.ClaimLease, alive: s.now(), job: o.id, busy: true, slot: s.slotAd(ctx, o.slot)}
+			c := &claims.Claim{ID: o.claim, Startd: o.startd, SlotName: o.slot, Owner: o.owner,
+				Lease: s.cfg.ClaimLease, Slot: s.slotAd(ctx, o.slot)}
 			mu.Lock()
 			kept[o.id] = c
 			mu.Unlock()
@@ -335,11 +306,9 @@ func (s *Server) vacateLost(lost []runningJob) {
 		}
 	}
 	until := s.now().Add(s.cfg.ClaimLease)
-	s.jobs.mu.Lock()
 	for _, o := range olds {
-		s.jobs.blocked[o.id] = until
+		s.claims.Block(o.id, until)
 	}
-	s.jobs.mu.Unlock()
 	s.log.Info("jobs that were running are idle again", "jobs", len(lost))
 	pending := map[queue.JobID]int{} // claims (first instance, replicas) still to vacate
 	for _, o := range olds {
@@ -350,17 +319,15 @@ func (s *Server) vacateLost(lost []runningJob) {
 			if o.claim == "" || o.startd == "" {
 				continue
 			}
-			c := &claim{id: o.claim, startd: o.startd, slotName: o.startd}
+			c := &claims.Claim{ID: o.claim, Startd: o.startd, SlotName: o.startd}
 			vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			err := s.env.Connector().Client(o.startd).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: o.claim, Reason: "the schedd restarted", Fast: true}, nil)
 			cancel()
 			if err == nil || wire.IsCode(err, wire.CodeNotFound) {
-				s.jobs.mu.Lock()
 				if pending[o.id]--; pending[o.id] == 0 {
-					delete(s.jobs.blocked, o.id)
+					s.claims.Unblock(o.id)
 				}
-				s.jobs.mu.Unlock()
-				s.jobs.release(ctx, c)
+				s.releaseClaim(ctx, c)
 			}
 		}
 		s.kickAds()

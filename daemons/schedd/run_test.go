@@ -56,8 +56,8 @@ func newFakeStartd(t testing.TB, p *pooltest.Pool) *fakeStartd {
 		if _, ok := a.Job.Lookup("ClaimId"); ok {
 			return nil, wire.BadRequest("the job ad carries the claim id")
 		}
-		cl, _ := intOf(a.Job, "ClusterId")
-		p, _ := intOf(a.Job, "ProcId")
+		cl, _ := classad.EvalInt(a.Job, "ClusterId")
+		p, _ := classad.EvalInt(a.Job, "ProcId")
 		if f.run != nil {
 			go f.run(a.ClaimID, fmt.Sprintf("%d.%d", cl, p))
 			return nil, nil

@@ -13,13 +13,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/schedd/claims"
+	"github.com/kite-sched/kite/daemons/schedd/jobtypes"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/daemons/schedd/transfer"
+	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/runas"
+	"github.com/kite-sched/kite/internal/userlog"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -78,6 +82,9 @@ type Config struct {
 	// requeueRetry is how often a requeue that could not be
 	// written is tried again (default 5s).
 	requeueRetry time.Duration
+	// afterFunc, in tests, replaces time.AfterFunc for the requeue of a
+	// startd gossip found dead; it returns the timer's Stop.
+	afterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // ConfigFrom takes the schedd's section of a host configuration.
@@ -97,24 +104,25 @@ func ConfigFrom(c *config.Config) Config {
 
 // Server is the schedd daemon.
 type Server struct {
-	env    *daemon.Env
-	cfg    Config
-	log    *slog.Logger
-	now    func() time.Time
-	name   string
-	domain string
-	q      *queue.Queue
-	events *userlog.Log
-	ids    *runas.Map // identities to accounts; files are opened as them
-	start  time.Time
-	ready  chan struct{}
-	jobs   *runs
-	kick   chan struct{} // advertise (and poke the negotiator) soon
-	reg    *prometheus.Registry
-	met    *scheddMetrics
-	extra  *extraMetrics // metrics_extra.go
-	types  *jobTypes     // job type statistics (jobtypes.go)
-	lost   *lostStartds  // lost machines (lost.go)
+	env         *daemon.Env
+	cfg         Config
+	log         *slog.Logger
+	now         func() time.Time
+	name        string
+	domain      string
+	q           *queue.Queue
+	events      *userlog.Log
+	ids         *runas.Map // identities to accounts; files are opened as them
+	start       time.Time
+	ready       chan struct{}
+	claims      *claims.Registry
+	replication *replication
+	files       *transfer.Files
+	kick        chan struct{} // advertise (and poke the negotiator) soon
+	reg         *prometheus.Registry
+	met         *scheddMetrics
+	types       *jobtypes.Stats // job type statistics
+	lost        *lostStartds    // lost machines (lost.go)
 
 	mu   sync.Mutex
 	addr string
@@ -138,6 +146,9 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	cfg.Expr.Depth = cmp.Or(cfg.Expr.Depth, config.MaxExpressionDepth)
 	cfg.actBatch = cmp.Or(cfg.actBatch, actBatch)
 	cfg.requeueRetry = cmp.Or(cfg.requeueRetry, 5*time.Second)
+	if cfg.afterFunc == nil {
+		cfg.afterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
@@ -152,11 +163,11 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if s.ids, err = identities(cfg); err != nil {
 		return nil, fmt.Errorf("schedd: %w", err)
 	}
-	s.jobs = newRuns(s)
-	s.types = newJobTypes()
+	s.claims = claims.New(s.now)
+	s.replication = newReplication(s)
 	s.lost = newLostStartds()
 	s.reg, s.met = s.newMetrics()
-	s.extra = newExtraMetrics(s.reg)
+	s.files = &transfer.Files{Job: s.instanceJob, SendOutputs: s.claims.SendOutputs, Accounts: s.ids, Moved: s.met.transferred, Log: s.log}
 	return s, nil
 }
 
@@ -206,7 +217,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.q = q
 	defer q.Close()
-	if err := s.types.open(q); err != nil {
+	if s.types, err = jobtypes.Open(q, s.now); err != nil {
 		// Statistics only: a full disk must not keep the schedd down.
 		s.log.Error("job type statistics not rebuilt (again at the next start)", "err", err)
 	}
@@ -231,7 +242,7 @@ func (s *Server) Run(ctx context.Context) error {
 	back := s.env.WatchCollector(ctx, node, s.onMember)
 	s.wg.Go(func() { s.advertise(ctx, back) })
 	s.wg.Go(func() { s.periodic(ctx) })
-	s.wg.Go(func() { s.jobs.keepAlive(ctx) })
+	s.wg.Go(func() { s.keepAlive(ctx) })
 	s.wg.Go(func() { s.lostLoop(ctx) })
 	s.wg.Go(func() { s.settleOrphans(ctx) })
 	s.log.Info("serving", "addr", addr, "name", s.name)
@@ -247,6 +258,36 @@ func (s *Server) Run(ctx context.Context) error {
 		node.Leave(time.Second)
 	}
 	return err
+}
+
+// every calls fn each period until ctx is done.
+func every(ctx context.Context, period time.Duration, fn func()) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			fn()
+		}
+	}
+}
+
+// updateRunning runs fn in a queue transaction on a job that is still
+// running, with the transaction's batch of job events; a job no longer
+// running is left as it is.
+func (s *Server) updateRunning(id queue.JobID, fn func(tx *queue.Tx, j *queue.Job, ev *eventBatch)) error {
+	return s.q.Update(func(tx *queue.Tx) error {
+		j := tx.Job(id)
+		if j == nil || tx.Status(j) != attr.Running {
+			return nil
+		}
+		ev := s.newEvents()
+		fn(tx, j, ev)
+		ev.after(tx)
+		return nil
+	})
 }
 
 // goBackground runs f in the background until Run ends.
@@ -272,11 +313,11 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathSubmit, auth.Write, s.handleSubmit)
 	m.Handle("POST "+wire.PathResourceRequests, auth.Daemon, s.handleRequests)
 	m.Handle("POST "+wire.PathMatches, auth.Daemon, s.handleMatches)
-	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdates)
-	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, s.handleInput)
+	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdate)
+	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, s.files.Input)
 	metrics.Serve(m, s.reg)
 	m.SetMaxBody(maxOutputBytes) // outputs stream to disk: no body bound but this
-	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.handleOutput)
+	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.files.Output)
 	return m
 }
 

@@ -8,11 +8,13 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/adarray"
+	"github.com/kite-sched/kite/daemons/schedd/attrclass"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/runas"
+	"github.com/kite-sched/kite/internal/userlog"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -38,7 +40,7 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	ads, err := parseAll(raws)
+	ads, err := adarray.ParseAll(raws)
 	if err != nil {
 		return nil, wire.BadRequest("submit: %v", err)
 	}
@@ -101,7 +103,7 @@ func (s *Server) submitEvents(cluster int64, ad *classad.Ad, procs []*classad.Ad
 	host := "<" + s.Addr() + ">"
 	for i, own := range procs {
 		v := queue.View{ID: queue.JobID{Cluster: cluster, Proc: int64(i)}, Cluster: ad, Own: own}
-		ev.add(&v, userlog.Event{Code: userlog.Submit, Host: host, Notes: stringAttr(&v, attr.SubmitEventNotes)})
+		ev.add(&v, userlog.Event{Code: userlog.Submit, Host: host, Notes: v.String(attr.SubmitEventNotes)})
 	}
 	return ev
 }
@@ -113,7 +115,7 @@ func (s *Server) checkLogs(acct *runas.Account, ad *classad.Ad, procs []*classad
 	seen := map[string]bool{}
 	for _, p := range procs {
 		v := queue.View{Cluster: ad, Own: p}
-		path := stringAttr(&v, attr.UserLog)
+		path := v.String(attr.UserLog)
 		if path == "" || seen[path] {
 			continue
 		}
@@ -180,7 +182,7 @@ func checkProc(i int, cluster int64, p *classad.Ad) error {
 	}
 	what := fmt.Sprintf("job %d.%d", cluster, i)
 	for name, e := range p.All() {
-		if classOf(name) != classImmutable || ast.EqualFold(name, attr.ProcID) {
+		if attrclass.Of(name) != attrclass.Immutable || ast.EqualFold(name, attr.ProcID) {
 			continue
 		}
 		if ast.EqualFold(name, attr.ClusterID) && isInt(e, cluster) {
@@ -198,7 +200,7 @@ func checkProc(i int, cluster int64, p *classad.Ad) error {
 // protected one other than those of a job submitted on hold.
 func checkClasses(ad *classad.Ad, what string) error {
 	for name := range ad.All() {
-		if why := maySubmit(name); why != "" {
+		if why := attrclass.MaySubmit(name); why != "" {
 			return wire.BadRequest("submit: %s sets %s, which %s", what, name, why)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/pooltest"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -41,7 +42,7 @@ func TestSubmitFiles(t *testing.T) {
 				t.Errorf("cluster %d:\n%s\nwant\n%s", c, got, tt.want)
 			}
 			for _, ad := range ads {
-				if q, ok := intOf(ad, "QDate"); !ok || q <= 0 {
+				if q, ok := classad.EvalInt(ad, "QDate"); !ok || q <= 0 {
 					t.Errorf("no QDate: %v", ad)
 				}
 			}

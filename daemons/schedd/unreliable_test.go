@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/schedd/jobtypes"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
@@ -53,8 +55,8 @@ func newMachine(t testing.TB, p *pooltest.Pool, addr, name string) *fakeStartd {
 				return nil, wire.BadRequest("the job ad carries %s", private)
 			}
 		}
-		cl, _ := intOf(a.Job, "ClusterId")
-		pr, _ := intOf(a.Job, "ProcId")
+		cl, _ := classad.EvalInt(a.Job, "ClusterId")
+		pr, _ := classad.EvalInt(a.Job, "ProcId")
 		f.activated <- fmt.Sprintf("%s %d.%d", a.ClaimID, cl, pr)
 		return nil, nil
 	})
@@ -201,9 +203,7 @@ func TestJobTypeStatistics(t *testing.T) {
 	h = startSchedd(t, p, cfg)
 	check := func(when string) {
 		t.Helper()
-		h.s.types.mu.Lock()
-		rec, _, done := h.s.types.stats("render")
-		h.s.types.mu.Unlock()
+		rec, done := h.s.types.Record("render")
 		avT, _ := rec.Runtime()
 		if got := fmt.Sprint(avT, done); got != "1500 2" {
 			t.Errorf("%s: render's record %s, want 1500 2", when, got)
@@ -216,8 +216,8 @@ func TestJobTypeStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	q.Update(func(tx *queue.Tx) error {
-		tx.PutAux(typesMarker, nil)
-		tx.PutAux(typeKeyPrefix+"render", nil)
+		tx.PutAux(jobtypes.Marker, nil)
+		tx.PutAux(jobtypes.KeyPrefix+"render", nil)
 		return nil
 	})
 	q.Close()
@@ -235,27 +235,42 @@ func TestGossipRequeue(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.ClaimLease = time.Hour
 	cfg.RequeueAfter = 300 * time.Millisecond
+	timers := make(chan *fakeTimer, 2)
+	cfg.afterFunc = func(d time.Duration, f func()) func() bool {
+		ft := &fakeTimer{d: d, fire: f}
+		timers <- ft
+		return ft.stop
+	}
 	h := startSchedd(t, p, cfg)
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue\n")
 	h.runOn(t, a)
 	h.update(t, wire.JobUpdate{ClaimID: "a-c1", Job: "1.0", Event: wire.EventStarted})
 
-	// A false alarm: the startd is back before requeue_after.
+	// A false alarm: the startd is back before requeue_after, which
+	// cancels the requeue to come.
 	h.gossip(membership.Failed, a)
-	time.Sleep(100 * time.Millisecond)
+	alarm := <-timers
+	if alarm.d != cfg.RequeueAfter {
+		t.Fatalf("requeue scheduled after %v, want requeue_after %v", alarm.d, cfg.RequeueAfter)
+	}
 	h.gossip(membership.Joined, a)
-	time.Sleep(400 * time.Millisecond)
+	if !alarm.stopped() {
+		t.Fatal("the startd is back, and its requeue is still to come")
+	}
 	if got := h.status(t, "1.0"); got != "2" {
 		t.Fatalf("after a false alarm the job is %s, want running (2)", got)
 	}
 
 	a.setDead(true)
-	lost := time.Now()
 	h.gossip(membership.Failed, a)
-	eventually(t, "the requeue", func() bool { return h.status(t, "1.0") == "1" })
-	if d := time.Since(lost); d < cfg.RequeueAfter {
-		t.Errorf("requeued after %v, before requeue_after %v", d, cfg.RequeueAfter)
+	requeue := <-timers
+	if got := h.status(t, "1.0"); got != "2" {
+		t.Fatalf("before requeue_after the job is %s, want running (2)", got)
+	}
+	requeue.fire()
+	if got := h.status(t, "1.0"); got != "1" {
+		t.Fatalf("after requeue_after the job is %s, want idle (1)", got)
 	}
 	if got := h.one(t, "1.0", "KiteAborts", "LastRemoteHost", "RemoteHost"); got != `1 "slot1@a" undefined` {
 		t.Errorf("requeued job: %s", got)
@@ -432,4 +447,26 @@ func TestReplicaCarriesOn(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(dir, "job.log")); !strings.Contains(string(log), "replica 1 on slot1@b carries on") {
 		t.Errorf("the log does not say the replica carries on:\n%s", log)
 	}
+}
+
+// fakeTimer is a requeue the test fires, or sees stopped.
+type fakeTimer struct {
+	d    time.Duration
+	fire func()
+	mu   sync.Mutex
+	done bool
+}
+
+func (f *fakeTimer) stop() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	was := !f.done
+	f.done = true
+	return was
+}
+
+func (f *fakeTimer) stopped() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.done
 }

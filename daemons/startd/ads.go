@@ -6,6 +6,7 @@ import (
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/fit"
 )
 
 // Slot ad attributes of the startd's own.
@@ -15,9 +16,8 @@ const (
 )
 
 // withinLimits is HTCondor's test that a job's requests fit what a slot
-// offers; a job without requests asks for 1 cpu, 128 MiB and 1 MiB of
-// disk.
-var withinLimits = mustExpr(`(TARGET.RequestCpus ?: 1) <= MY.Cpus && (TARGET.RequestMemory ?: 128) <= MY.Memory && (TARGET.RequestDisk ?: 1024) <= MY.Disk`)
+// offers, with the fit package's defaults for missing requests.
+var withinLimits = mustExpr(fit.WithinLimits)
 
 func mustExpr(src string) ast.Expr {
 	e, err := classad.ParseExpr(src)

@@ -3,7 +3,6 @@ package startd
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,12 +11,15 @@ import (
 	"github.com/kite-sched/kite/classad/match"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/fit"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
 // handleClaim grants a schedd a slot for a job: the claim id must be the
 // slot's, the slot free, and its Requirements true of the job. A
-// partitionable slot gives a dynamic slot sized by the job's requests.
+// partitionable slot gives a dynamic slot sized by the job's requests. A
+// claim that preempts waits, without the lock, until the slot's job is
+// gone.
 func (s *Server) handleClaim(ctx context.Context, r *wire.Request) (any, error) {
 	var req wire.ClaimRequest
 	if err := r.Decode(&req); err != nil {
@@ -26,23 +28,54 @@ func (s *Server) handleClaim(ctx context.Context, r *wire.Request) (any, error) 
 	if req.Job == nil {
 		return nil, wire.BadRequest("claim: no job ad")
 	}
+	res, vacating, err := s.claimOrPreempt(req)
+	if err != nil || vacating == nil {
+		return res, err
+	}
+	if err := vacating.wait(ctx, s.cfg.KillGrace+vacateSlack); err != nil {
+		return nil, err
+	}
+	return s.claimVacated(vacating, req)
+}
+
+// claimOrPreempt grants a claim at once, or, for a claim that preempts,
+// starts vacating the slot and says what to wait for.
+func (s *Server) claimOrPreempt(req wire.ClaimRequest) (any, *vacating, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, preempting, err := s.claimable(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if preempting {
-		if st, err = s.preemptFor(ctx, st, req); err != nil {
-			return nil, err
-		}
+		v, err := s.preemptFor(st, req)
+		return nil, v, err
 	}
+	res, err := s.grant(st, req)
+	return res, nil, err
+}
+
+// claimVacated grants a preempting claim the slot its vacated job left.
+func (s *Server) claimVacated(v *vacating, req wire.ClaimRequest) (any, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := v.target()
+	if st.Kind != slots.Partitionable && !slots.Allows(st.Status(), slots.Claim) {
+		return nil, wire.Conflict("%s is %s after preemption and cannot be claimed", st.name, st.Status())
+	}
+	return s.grant(st, req)
+}
+
+// grant claims a free slot for a job (the lock is held); a partitionable
+// slot is carved into a dynamic slot for it.
+func (s *Server) grant(st *slotState, req wire.ClaimRequest) (any, error) {
 	ad := s.slotAd(st)
 	if why := refusal(ad, req.Job); why != "" {
 		return nil, wire.Conflict("%s does not accept the job: %s", st.name, why)
 	}
 	target := st
 	if st.Kind == slots.Partitionable {
+		var err error
 		if target, err = s.carve(st, ad, req.Job); err != nil {
 			return nil, wire.Conflict("%v", err)
 		}
@@ -80,55 +113,75 @@ func (s *Server) claimable(req wire.ClaimRequest) (st *slotState, preempting boo
 	return st, false, nil
 }
 
-// preemptFor vacates a busy slot for a preempting claim (the lock is held,
-// and released while the job stops) and returns the slot to claim: the
-// slot itself, or for a dynamic slot its partitionable parent, which the
-// new claim carves again.
-func (s *Server) preemptFor(ctx context.Context, st *slotState, req wire.ClaimRequest) (*slotState, error) {
+// vacateSlack is how much longer than the kill grace a preempting claim
+// waits for the slot's job to be gone.
+const vacateSlack = 10 * time.Second
+
+// vacating is a slot being vacated for a preempting claim.
+type vacating struct {
+	slot   *slotState
+	parent *slotState    // a dynamic slot's partitionable parent, else nil
+	gone   chan struct{} // closed when the preempted claim is over
+}
+
+// target is the slot the preempting claim takes: the slot itself, or for
+// a dynamic slot its partitionable parent, which the claim carves again.
+func (v *vacating) target() *slotState {
+	if v.parent != nil {
+		return v.parent
+	}
+	return v.slot
+}
+
+// wait returns once the slot is vacated; a slot that is not within limit,
+// or a request that ends first, is an error.
+func (v *vacating) wait(ctx context.Context, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	select {
+	case <-v.gone:
+		return nil
+	case <-ctx.Done():
+		return wire.Unavailable("%s is still vacating its job", v.slot.name)
+	}
+}
+
+// preemptFor vacates a busy slot for a preempting claim (the lock is
+// held) when the slot's policy allows it.
+func (s *Server) preemptFor(st *slotState, req wire.ClaimRequest) (*vacating, error) {
 	ad := s.slotAd(st)
 	if why := refusal(ad, req.Job); why != "" {
 		return nil, wire.Conflict("%s does not accept the job: %s", st.name, why)
 	}
-	var reason string
+	reason, err := preemptReason(st.name, ad, st.claim.job, req)
+	if err != nil {
+		return nil, err
+	}
+	v := &vacating{slot: st, gone: st.claim.gone}
+	if st.Kind == slots.Dynamic {
+		v.parent = s.parentOf(st)
+	}
+	s.endClaim(st, reason, false)
+	return v, nil
+}
+
+// preemptReason says why a claim may preempt the job a slot runs, or why
+// it may not.
+func preemptReason(name string, slot, running *classad.Ad, req wire.ClaimRequest) (string, error) {
 	switch req.Preempt {
 	case "rank":
-		current, _ := classad.EvalAttr(ad, attr.Rank, st.claim.job)
-		offered, _ := classad.EvalAttr(ad, attr.Rank, req.Job)
+		current, _ := classad.EvalAttr(slot, attr.Rank, running)
+		offered, _ := classad.EvalAttr(slot, attr.Rank, req.Job)
 		c, _ := current.NumberValue()
 		o, _ := offered.NumberValue()
 		if !(o > c) {
-			return nil, wire.Conflict("%s does not rank the job (%v) above the one it runs (%v)", st.name, o, c)
+			return "", wire.Conflict("%s does not rank the job (%v) above the one it runs (%v)", name, o, c)
 		}
-		reason = "preempted by a job the slot ranks higher"
+		return "preempted by a job the slot ranks higher", nil
 	case "priority":
-		reason = "preempted for a user of better priority"
-	default:
-		return nil, wire.BadRequest("preempt %q: want rank or priority", req.Preempt)
+		return "preempted for a user of better priority", nil
 	}
-	var parent *slotState
-	if st.Kind == slots.Dynamic {
-		parent = s.parentOf(st)
-	}
-	s.endClaim(st, reason, false)
-	deadline := s.now().Add(s.cfg.KillGrace + 10*time.Second)
-	for st.claim != nil || (parent != nil && slices.Contains(parent.dynamic, st)) {
-		s.mu.Unlock()
-		select {
-		case <-ctx.Done():
-		case <-time.After(20 * time.Millisecond):
-		}
-		s.mu.Lock()
-		if ctx.Err() != nil || s.now().After(deadline) {
-			return nil, wire.Unavailable("%s is still vacating its job", st.name)
-		}
-	}
-	if parent != nil {
-		return parent, nil
-	}
-	if !slots.Allows(st.Status(), slots.Claim) {
-		return nil, wire.Conflict("%s is %s after preemption and cannot be claimed", st.name, st.Status())
-	}
-	return st, nil
+	return "", wire.BadRequest("preempt %q: want rank or priority", req.Preempt)
 }
 
 // parentOf returns the partitionable slot a dynamic slot was carved from.
@@ -162,7 +215,7 @@ func refusal(slot, job *classad.Ad) string {
 
 // carve makes a dynamic slot of a partitionable one for a job.
 func (s *Server) carve(p *slotState, ad, job *classad.Ad) (*slotState, error) {
-	d, err := p.Carve(requestOf(job, ad), s.now())
+	d, err := p.Carve(fit.Requested(job, ad), s.now())
 	if err != nil {
 		return nil, err
 	}
@@ -173,20 +226,6 @@ func (s *Server) carve(p *slotState, ad, job *classad.Ad) (*slotState, error) {
 	return st, nil
 }
 
-// requestOf evaluates a job's requests against a slot: cpus rounded up,
-// at least 1; memory in MiB and disk in KiB, rounded up. A job without a
-// request asks for 1 cpu, 128 MiB and 1 MiB of disk.
-func requestOf(job, slot *classad.Ad) slots.Resources {
-	get := func(name string, def float64) int64 {
-		v, err := classad.EvalAttr(job, name, slot)
-		if f, ok := v.NumberValue(); err == nil && ok && f > 0 {
-			return int64(math.Ceil(f))
-		}
-		return int64(def)
-	}
-	return slots.Resources{Cpus: get(attr.RequestCpus, 1), Memory: get(attr.RequestMemory, 128), Disk: get(attr.RequestDisk, 1024)}
-}
-
 // newClaim gives a claimed slot its claim.
 func (s *Server) newClaim(st *slotState, req wire.ClaimRequest) *claim {
 	lease := time.Duration(req.Lease) * time.Second
@@ -194,7 +233,7 @@ func (s *Server) newClaim(st *slotState, req wire.ClaimRequest) *claim {
 		lease = s.cfg.ClaimLease
 	}
 	c := &claim{id: st.claimID, schedd: req.Schedd, scheddName: req.ScheddName, lease: lease,
-		expires: s.now().Add(lease), job: req.Job}
+		expires: s.now().Add(lease), job: req.Job, gone: make(chan struct{})}
 	st.claim, st.preemptID = c, newClaimID()
 	s.changed()
 	return c

@@ -17,7 +17,8 @@
 // secret per slot, published only in the slot ad (which the collector shows
 // to daemons alone); claiming re-checks the slot's Requirements against the
 // job, and a partitionable slot is carved into a dynamic slot sized by the
-// job's requests. A claim lives as long as its schedd renews its lease.
+// job's requests by the rule of internal/fit, which the negotiator's
+// matchmaker follows too. A claim lives as long as its schedd renews its lease.
 //
 // Clocks and sensors are injectable (Config.Now, Config.Sensors), so tests
 // drive the policy deterministically.

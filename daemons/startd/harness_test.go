@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
@@ -278,6 +279,14 @@ func newHarness(t *testing.T, edit func(*Config)) *harness {
 	h.stop = runDaemon(t, "startd", sd.Run, sd.Ready())
 	h.schedd.startd = p.Client(sd.Addr(), "schedd@test", auth.Daemon)
 	return h
+}
+
+// inBubble runs a test of the harness in a synctest bubble, its daemons
+// on the bubble's fake clock. The machine's benchmark, which measures the
+// wall clock, runs before (once per process).
+func inBubble(t *testing.T, f func(t *testing.T)) {
+	resources.Benchmark()
+	synctest.Test(t, f)
 }
 
 // reachableDir is an execute directory the slot user can reach: the

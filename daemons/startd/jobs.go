@@ -122,6 +122,7 @@ func (s *Server) endClaim(st *slotState, reason string, fast bool) {
 // disappears and gives its resources back; another slot gets a new claim
 // id and goes Unclaimed, Owner or Drained.
 func (s *Server) free(st *slotState) {
+	close(st.claim.gone)
 	st.claim, st.preemptID = nil, ""
 	s.freed = true
 	if st.Kind == slots.Dynamic {

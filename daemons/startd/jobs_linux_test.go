@@ -103,6 +103,18 @@ func procStat(pid int) []string {
 	return nil
 }
 
+// sleeping counts the processes at and below pid that run sleep(1): the
+// tree job's subshells have forked and started theirs.
+func sleeping(pid int) int {
+	n := 0
+	for _, p := range descendants(pid) {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p)); strings.TrimSpace(string(b)) == "sleep" {
+			n++
+		}
+	}
+	return n
+}
+
 // alive reports whether a process runs (a zombie does not).
 func alive(pid int) bool {
 	f := procStat(pid)
@@ -118,7 +130,7 @@ func TestVacateKillsProcessTree(t *testing.T) {
 	h.schedd.inputs["/tree.sh"] = treeJob(pids)
 	claim := h.claimAndRun(jobAd(t, `Cmd = "/tree.sh"`), 60)
 	first := readPids(t, pids, 4)
-	time.Sleep(50 * time.Millisecond) // let the subshells start their sleeps
+	waitFor(t, "the job's four sleeps", func() bool { return sleeping(first[0]) == 4 })
 	tree := append(descendants(first[0]), descendants(first[3])...)
 	if len(tree) < 7 {
 		t.Fatalf("the job's tree is %v", tree)
@@ -164,7 +176,8 @@ func killAll(pids []int) {
 
 // A job that uses more memory than it requested is held with code 34 and
 // a reason: the kernel stops it where its cgroup has the memory
-// controller, else the startd's sampling does.
+// controller, else the startd's sampling does. (It asks for a whole
+// quantum of memory, which the dynamic slot has exactly.)
 func TestMemoryOverRequestIsHeld(t *testing.T) {
 	h := newHarness(t, nil)
 	if h.sd.cgroups.Has("memory") {
@@ -173,9 +186,9 @@ func TestMemoryOverRequestIsHeld(t *testing.T) {
 		t.Log("no cgroup v2 memory controller here: the startd's sampling enforces the limit")
 	}
 	h.schedd.inputs["/hog.sh"] = "#!/bin/sh\ndd if=/dev/zero bs=200M count=1 | sleep 60\n"
-	h.claimAndRun(jobAd(t, "Cmd = \"/hog.sh\"\nRequestMemory = 64"), 60)
+	h.claimAndRun(jobAd(t, "Cmd = \"/hog.sh\"\nRequestMemory = 128"), 60)
 	u := h.schedd.next()
-	if u.Event != wire.EventHeld || u.HoldCode != attr.HoldJobOutOfResources || !strings.Contains(u.Reason, "went over the 64 MiB the job requested") {
+	if u.Event != wire.EventHeld || u.HoldCode != attr.HoldJobOutOfResources || !strings.Contains(u.Reason, "went over the job's limit of 128 MiB") {
 		t.Errorf("%+v", u)
 	}
 	h.waitAds("the claim idle", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })

@@ -25,6 +25,8 @@ func allInState(pids []int, stopped bool) bool {
 	return true
 }
 
+// waitFor polls cond until it holds: the state of the jobs' processes,
+// which run outside the test.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -72,7 +74,7 @@ func TestDesktopPolicy(t *testing.T) {
 	h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job})
 	h.schedd.next()
 	first := readPids(t, pidFile, 4)
-	time.Sleep(50 * time.Millisecond) // let the subshells start their sleeps
+	waitFor(t, "the job's four sleeps", func() bool { return sleeping(first[0]) == 4 })
 	tree := descendants(first[0])
 
 	ads = step(0.1, 10, "Claimed/Suspended")

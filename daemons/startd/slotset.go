@@ -55,6 +55,9 @@ type claim struct {
 	// bySchedd: the schedd vacated the job or released the claim, for
 	// its own reasons (node monitoring does not count the job aborted).
 	bySchedd bool
+	// gone is closed when the claim is over and its slot freed: a
+	// preempting claim waits on it.
+	gone chan struct{}
 }
 
 // newClaimID returns a fresh claim id: 32 random bytes in hex.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
@@ -203,22 +204,37 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
-// Changes that come together make one update; without changes the ads
-// are sent every update interval.
+// Changes that come together make one update, sent UpdateDelay after the
+// first of them; without changes the ads are sent every update interval.
 func TestAdvertising(t *testing.T) {
-	h := newHarness(t, func(c *Config) { c.UpdateDelay = 300 * time.Millisecond })
-	ads := h.waitAds("the slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
-	time.Sleep(400 * time.Millisecond) // the start's own burst is sent
-	before := num(h.ads()["slot1@host1"], "UpdatesTotal")
-	for range 3 {
-		if _, err := h.schedd.claim(ads["slot1@host1"], jobAd(t, `Cmd = "/bin/true"`), 60); err != nil {
-			t.Fatal(err)
+	const delay = 300 * time.Millisecond
+	inBubble(t, func(t *testing.T) {
+		h := newHarness(t, func(c *Config) { c.UpdateDelay = delay })
+		ads := h.waitAds("the slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+		settle := func() { // the fake clock passes the update delay; the advertiser is idle again
+			time.Sleep(delay)
+			synctest.Wait()
 		}
-	}
-	ads = h.waitAds("three dynamic slots", func(a map[string]*classad.Ad) bool { return len(a) == 4 })
-	if n := num(ads["slot1@host1"], "UpdatesTotal") - before; n != 1 {
-		t.Errorf("three claims made %d updates, want 1", n)
-	}
+		settle() // the start's own burst is sent
+		before := num(h.ads()["slot1@host1"], "UpdatesTotal")
+		for range 3 {
+			if _, err := h.schedd.claim(ads["slot1@host1"], jobAd(t, `Cmd = "/bin/true"`), 60); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait()
+		if n := len(h.ads()); n != 1 {
+			t.Errorf("the claims were advertised before the update delay: %d ads", n)
+		}
+		settle()
+		ads = h.ads()
+		if len(ads) != 4 {
+			t.Fatalf("after the update delay the collector has %s, want three dynamic slots", describe(ads))
+		}
+		if n := num(ads["slot1@host1"], "UpdatesTotal") - before; n != 1 {
+			t.Errorf("three claims made %d updates, want 1", n)
+		}
+	})
 }
 
 func TestUpdateInterval(t *testing.T) {
@@ -234,42 +250,41 @@ func TestUpdateInterval(t *testing.T) {
 // on its way to a schedd that does not answer (a restarted schedd
 // reconnects to it and takes the end); none once the end got through.
 func TestAliveNamesTheJob(t *testing.T) {
-	h := newHarness(t, nil)
-	ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
-	job := jobAd(t, "Cmd = \"/bin/sh\"\nTransferExecutable = false\nArguments = \"-c 'exit 0'\"")
-	res, err := h.schedd.claim(ads["slot1@host1"], job, 60)
-	if err != nil {
-		t.Fatal(err)
-	}
-	alive := func() string {
-		job, err := h.alive(res.ClaimID)
+	inBubble(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+		job := jobAd(t, "Cmd = \"/bin/sh\"\nTransferExecutable = false\nArguments = \"-c 'exit 0'\"")
+		res, err := h.schedd.claim(ads["slot1@host1"], job, 60)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return job
-	}
-	if j := alive(); j != "" {
-		t.Errorf("an idle claim runs %q", j)
-	}
-	h.schedd.setDown(true)
-	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
-		t.Fatal(err)
-	}
-	h.waitAds("the job over", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
-	if j := alive(); j != "12.0" {
-		t.Errorf("with the end undelivered the claim runs %q, want 12.0", j)
-	}
-	h.schedd.setDown(false)
-	if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited {
-		t.Fatalf("the end: %+v", u)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for alive() != "" {
-		if time.Now().After(deadline) {
-			t.Fatal("keep-alives still name the job once its end got through")
+		alive := func() string {
+			job, err := h.alive(res.ClaimID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return job
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		if j := alive(); j != "" {
+			t.Errorf("an idle claim runs %q", j)
+		}
+		h.schedd.setDown(true)
+		if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
+			t.Fatal(err)
+		}
+		h.waitAds("the job over", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
+		if j := alive(); j != "12.0" {
+			t.Errorf("with the end undelivered the claim runs %q, want 12.0", j)
+		}
+		h.schedd.setDown(false)
+		if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited {
+			t.Fatalf("the end: %+v", u)
+		}
+		synctest.Wait() // the startd has the schedd's answer
+		if j := alive(); j != "" {
+			t.Errorf("keep-alives still name %q once its end got through", j)
+		}
+	})
 }
 
 // A job that ended while its schedd was away is not run again when its
@@ -278,40 +293,36 @@ func TestAliveNamesTheJob(t *testing.T) {
 // the job, as the claim's startd would, and reports the job's end once
 // the schedd answers; then the claim is gone.
 func TestKilledStartdReportsTheEndAfterRestart(t *testing.T) {
-	h := newHarness(t, nil)
-	ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
-	job := jobAd(t, "Cmd = \"/bin/sh\"\nTransferExecutable = false\nArguments = \"-c 'exit 3'\"")
-	res, err := h.schedd.claim(ads["slot1@host1"], job, 60)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.schedd.setDown(true)
-	if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
-		t.Fatal(err)
-	}
-	h.waitAds("the job over", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
-	h.sd.Kill()
-	h.stop()
-	h = h.restart()
-	alive := func() (string, error) { return h.alive(res.ClaimID) }
-	if j, err := alive(); err != nil || j != "12.0" {
-		t.Fatalf("the restarted startd says the claim runs %q (%v), want 12.0: its end is still to be reported", j, err)
-	}
-	h.schedd.setDown(false)
-	if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited || u.ExitCode != 3 {
-		t.Fatalf("the end reported after the restart: %+v", u)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := alive(); err != nil {
-			break // the claim is gone once its end got through
+	inBubble(t, func(t *testing.T) {
+		h := newHarness(t, nil)
+		ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+		job := jobAd(t, "Cmd = \"/bin/sh\"\nTransferExecutable = false\nArguments = \"-c 'exit 3'\"")
+		res, err := h.schedd.claim(ads["slot1@host1"], job, 60)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("keep-alives of the claim still answer once its end got through")
+		h.schedd.setDown(true)
+		if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: job}); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := h.sd.pendingResults(); n != 0 {
-		t.Errorf("%d result(s) still kept after the report", n)
-	}
+		h.waitAds("the job over", func(a map[string]*classad.Ad) bool { return status(a, "slot1_1@host1") == "Claimed/Idle" })
+		h.sd.Kill()
+		h.stop()
+		h = h.restart()
+		alive := func() (string, error) { return h.alive(res.ClaimID) }
+		if j, err := alive(); err != nil || j != "12.0" {
+			t.Fatalf("the restarted startd says the claim runs %q (%v), want 12.0: its end is still to be reported", j, err)
+		}
+		h.schedd.setDown(false)
+		if u := h.schedd.lastEvent(); u.Job != "12.0" || u.Event != wire.EventExited || u.ExitCode != 3 {
+			t.Fatalf("the end reported after the restart: %+v", u)
+		}
+		synctest.Wait() // the startd has the schedd's answer
+		if j, err := alive(); err == nil {
+			t.Errorf("keep-alives of the claim still answer (naming %q) once its end got through", j)
+		}
+		if n := h.sd.pendingResults(); n != 0 {
+			t.Errorf("%d result(s) still kept after the report", n)
+		}
+	})
 }

@@ -86,9 +86,9 @@ func Job(job *classad.Ad, slots []*classad.Ad) *Report {
 	r := &Report{Slots: len(slots)}
 	clauses, progs := jobClauses(job, slots)
 	r.Clauses = clauses
-	user := stringAttr(job, "User")
+	user := classad.EvalStringOr(job, "User", "")
 	if user == "" {
-		user = stringAttr(job, "Owner")
+		user = classad.EvalStringOr(job, "Owner", "")
 	}
 	var st eval.State
 	var m match.Matcher
@@ -145,11 +145,11 @@ func requirementsHold(st *eval.State, job, slot *classad.Ad) bool {
 
 // countState sorts a matching slot by what it is doing.
 func (r *Report) countState(slot *classad.Ad, user string) {
-	switch state := stringAttr(slot, "State"); {
+	switch state := classad.EvalStringOr(slot, "State", ""); {
 	case strings.EqualFold(state, "Unclaimed"):
 		r.Free++
 	case strings.EqualFold(state, "Claimed"):
-		if remote := stringAttr(slot, "RemoteUser"); remote != "" && (remote == user || strings.HasPrefix(remote, user+"@")) {
+		if remote := classad.EvalStringOr(slot, "RemoteUser", ""); remote != "" && (remote == user || strings.HasPrefix(remote, user+"@")) {
 			r.Yours++
 		} else {
 			r.Others++
@@ -177,12 +177,6 @@ func jobClauses(job *classad.Ad, slots []*classad.Ad) ([]Clause, []*classad.Prog
 		progs = append(progs, eval.Compile(c.Expr))
 	}
 	return out, progs
-}
-
-func stringAttr(ad *classad.Ad, name string) string {
-	v, _ := classad.EvalAttr(ad, name, nil)
-	s, _ := v.StringValue()
-	return s
 }
 
 // submitCommands maps job attributes to the submit commands that set them.

@@ -4,7 +4,8 @@
 // Values come in layers, each overriding the one before: the embedded
 // defaults (configs/defaults.toml), the host's file, environment variables
 // (KITE_<SECTION>_<KEY>, e.g. KITE_COLLECTOR_LISTEN) and command-line
-// overrides. Decoding is strict: an unknown key or a value of the wrong
+// overrides. Decoding is strict (internal/tomlstrict, which the
+// simulator's scenarios share): an unknown key or a value of the wrong
 // type is an error naming file:line:col, and Validate reports every
 // problem at once. Config records where each value came from, which
 // `kite config show` prints.
@@ -14,18 +15,15 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/kite-sched/kite/configs"
+	"github.com/kite-sched/kite/internal/tomlstrict"
 )
 
 // Config is a host's configuration.
@@ -46,6 +44,9 @@ type Config struct {
 	Dir  string `toml:"-"`
 
 	origins map[string]Origin
+	// positions says where the file writes each value (nil without a
+	// file).
+	positions *tomlstrict.Positions
 }
 
 // Origin says where a value came from.
@@ -65,39 +66,13 @@ func (o Origin) String() string {
 	return o.Source
 }
 
-// Position is a place in a configuration file.
-type Position struct {
-	File      string
-	Line, Col int
-}
-
-func (p Position) String() string {
-	if p.Line == 0 {
-		return p.File
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
-
-// Error is a problem with one configuration value.
-type Error struct {
-	Pos Position
-	Key string
-	Msg string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	if e.Pos.File != "" {
-		b.WriteString(e.Pos.String())
-		b.WriteString(": ")
-	}
-	if e.Key != "" {
-		b.WriteString(e.Key)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// Position is a place in a configuration file; Error is a problem with
+// one configuration value. Both are internal/tomlstrict's, which decodes
+// the file.
+type (
+	Position = tomlstrict.Position
+	Error    = tomlstrict.Error
+)
 
 // Default returns the embedded default configuration.
 func Default() *Config {
@@ -146,57 +121,16 @@ func (c *Config) decode(name, text string) error {
 	if abs, err := filepath.Abs(name); err == nil {
 		c.Dir = filepath.Dir(abs)
 	}
-	md, err := toml.Decode(text, c)
-	pos := keyPositions(text)
+	md, pos, err := tomlstrict.Decode(name, text, c)
 	if err != nil {
-		return fileError(name, err, pos)
+		return err
 	}
-	at := func(k toml.Key) Position {
-		p, ok := pos[k.String()]
-		if !ok { // keyPositions writes quoted parts unquoted
-			p = pos[strings.Join(k, ".")]
-		}
-		p.File = name
-		return p
-	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		var errs []error
-		for _, k := range undecoded {
-			errs = append(errs, &Error{Pos: at(k), Key: k.String(), Msg: "unknown key"})
-		}
-		return errors.Join(errs...)
-	}
+	c.positions = pos
 	for _, k := range md.Keys() {
-		c.origins[k.String()] = Origin{Source: "file", Pos: at(k)}
+		c.origins[k.String()] = Origin{Source: "file", Pos: pos.At(tomlstrict.KeyPath(k))}
 	}
 	return nil
 }
-
-// fileError turns a TOML decoding error into one naming file:line:col:
-// syntax errors carry their position, and errors about a value (wrong
-// type, bad duration) name the key, whose place keyPositions knows.
-func fileError(name string, err error, pos map[string]Position) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		msg := pe.Message
-		if pe.LastKey != "" {
-			msg = fmt.Sprintf("%s (key %s)", msg, pe.LastKey)
-		}
-		return &Error{Pos: Position{File: name, Line: pe.Position.Line, Col: pe.Position.Col}, Msg: msg}
-	}
-	if m := valueErrorRE.FindStringSubmatch(err.Error()); m != nil {
-		p := pos[m[2]]
-		if p.Line == 0 {
-			p.Line, _ = strconv.Atoi(m[1])
-		}
-		p.File = name
-		return &Error{Pos: p, Key: m[2], Msg: m[3]}
-	}
-	return &Error{Pos: Position{File: name}, Msg: err.Error()}
-}
-
-// valueErrorRE reads the TOML library's errors about values.
-var valueErrorRE = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // Origin returns where the value at key (e.g. "collector.listen") came
 // from.

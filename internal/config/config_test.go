@@ -143,16 +143,3 @@ func TestShow(t *testing.T) {
 		}
 	}
 }
-
-func TestKeyPositions(t *testing.T) {
-	text := "a = 1\n[t]\n  b = [\n 1,\n 2 ]\nc = \"\"\"\nx = 1\n\"\"\"\n\"quoted.k\" = 2\n[[arr]]\nd.e = 3\n"
-	pos := keyPositions(text)
-	for key, line := range map[string]int{"a": 1, "t.b": 3, "t.c": 6, "t.quoted.k": 9, "arr.d.e": 11} {
-		if pos[key].Line != line {
-			t.Errorf("%s at line %d, want %d", key, pos[key].Line, line)
-		}
-	}
-	if _, ok := pos["t.x"]; ok {
-		t.Error("a line inside a multi-line string was read as a key")
-	}
-}

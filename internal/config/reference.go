@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kite-sched/kite/configs"
+	"github.com/kite-sched/kite/internal/tomlstrict"
 )
 
 // The package's own sources, for the doc comments of the configuration's
@@ -356,9 +357,8 @@ func paragraph(doc string) string {
 // file, by dotted key: `update_interval = "5m"  # HTCondor's UPDATE_INTERVAL`.
 func defaultNotes(text string) map[string]string {
 	out := map[string]string{}
-	pos := keyPositions(text)
 	lines := strings.Split(text, "\n")
-	for key, p := range pos {
+	for key, p := range tomlstrict.Scan("", text).All() {
 		if p.Line < 1 || p.Line > len(lines) {
 			continue
 		}

@@ -3,14 +3,12 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/tomlstrict"
 )
 
 func init() { extraValidators = append(extraValidators, validateStartd) }
@@ -142,106 +140,12 @@ func (c *Config) exprError(key string, err error) error {
 		return c.errorAt(key, "%s (at offset %d)", msg, pe.Offset)
 	}
 	pos := o.Pos
-	if p, ok := valuePosition(c.File, o.Pos, pe.Offset); ok {
-		pos = p
+	if c.positions != nil {
+		if p, ok := c.positions.InString(tomlstrict.Path(key), pe.Offset); ok {
+			pos = p
+		}
 	}
 	return &Error{Pos: pos, Key: key, Msg: msg}
-}
-
-// valuePosition finds where byte off of the string value whose key is at
-// keyPos starts in the file, decoding TOML escapes on the way.
-func valuePosition(file string, keyPos Position, off int) (Position, bool) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return Position{}, false
-	}
-	lines := strings.Split(string(data), "\n")
-	if keyPos.Line < 1 || keyPos.Line > len(lines) {
-		return Position{}, false
-	}
-	line := lines[keyPos.Line-1]
-	eq := strings.IndexByte(line[min(keyPos.Col-1, len(line)):], '=')
-	if eq < 0 {
-		return Position{}, false
-	}
-	i := keyPos.Col - 1 + eq + 1
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		i++
-	}
-	sc := &valueScanner{lines: lines, line: keyPos.Line - 1, col: i}
-	if !sc.open() {
-		return Position{}, false
-	}
-	if !sc.skip(off) {
-		return Position{}, false
-	}
-	return Position{File: keyPos.File, Line: sc.line + 1, Col: sc.col + 1}, true
-}
-
-// valueScanner walks a TOML string value in its source, one decoded
-// byte at a time.
-type valueScanner struct {
-	lines     []string
-	line, col int
-	quote     string // `"`, `'`, `"""` or `'''`
-}
-
-// open reads the opening delimiter; a newline right after a multi-line
-// one is not part of the value.
-func (s *valueScanner) open() bool {
-	rest := s.lines[s.line][s.col:]
-	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
-		if strings.HasPrefix(rest, q) {
-			s.quote = q
-			s.col += len(q)
-			if len(q) == 3 && s.col == len(s.lines[s.line]) {
-				s.newline()
-			}
-			return true
-		}
-	}
-	return false
-}
-
-func (s *valueScanner) newline() { s.line, s.col = s.line+1, 0 }
-
-// skip advances over n decoded bytes.
-func (s *valueScanner) skip(n int) bool {
-	for n > 0 {
-		if s.line >= len(s.lines) {
-			return false
-		}
-		text := s.lines[s.line]
-		if s.col >= len(text) {
-			if len(s.quote) != 3 {
-				return false
-			}
-			s.newline()
-			n-- // the line break is part of a multi-line value
-			continue
-		}
-		used, decoded := s.step(text[s.col:])
-		s.col += used
-		n -= decoded
-	}
-	return true
-}
-
-// step returns how many source bytes the next character takes and how
-// many bytes it decodes to.
-func (s *valueScanner) step(rest string) (used, decoded int) {
-	if s.quote[0] == '\'' || rest[0] != '\\' || len(rest) < 2 {
-		return 1, 1
-	}
-	digits := map[byte]int{'u': 4, 'U': 8}[rest[1]]
-	if digits == 0 || len(rest) < 2+digits {
-		return 2, 1
-	}
-	r, err := strconv.ParseUint(rest[2:2+digits], 16, 32)
-	if err != nil || utf8.RuneLen(rune(r)) < 0 {
-		return 2 + digits, 3 // invalid: TOML refused it already
-	}
-	return 2 + digits, utf8.RuneLen(rune(r))
 }
 
 // sortedKeys returns a map's keys in order.

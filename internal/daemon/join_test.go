@@ -2,6 +2,8 @@ package daemon_test
 
 import (
 	"context"
+	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +20,8 @@ func TestJoinWaitsForTheCollector(t *testing.T) {
 	p.Config.Membership.Enabled = true
 	p.Config.Membership.Bind = "127.0.0.1:0"
 	env := p.Env("startd")
+	waiting := make(chan struct{})
+	env.Log = slog.New(&noticeHandler{Handler: env.Log.Handler(), msg: "waiting for the collector", seen: waiting, closed: new(sync.Once)})
 	type joined struct {
 		node *membership.Node
 		err  error
@@ -27,11 +31,10 @@ func TestJoinWaitsForTheCollector(t *testing.T) {
 		n, err := env.JoinPool(context.Background(), "startd", "startd@late", "startd:1")
 		done <- joined{n, err}
 	}()
-	time.Sleep(300 * time.Millisecond)
 	select {
 	case j := <-done:
 		t.Fatalf("JoinPool returned before the collector started: %v", j.err)
-	default:
+	case <-waiting: // it found no collector, and waits
 	}
 	start.Collector(t, p)
 	select {
@@ -40,6 +43,7 @@ func TestJoinWaitsForTheCollector(t *testing.T) {
 			t.Fatal(j.err)
 		}
 		defer j.node.Shutdown()
+		// Gossip runs on real sockets with memberlist's own timers: poll.
 		deadline := time.Now().Add(5 * time.Second)
 		for !hasCollector(j.node.Members()) {
 			if time.Now().After(deadline) {
@@ -59,4 +63,28 @@ func hasCollector(ms []membership.Member) bool {
 		}
 	}
 	return false
+}
+
+// noticeHandler passes log records on and closes seen at the first with
+// the message msg.
+type noticeHandler struct {
+	slog.Handler
+	msg    string
+	seen   chan struct{}
+	closed *sync.Once
+}
+
+func (h *noticeHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == h.msg {
+		h.closed.Do(func() { close(h.seen) })
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h *noticeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &noticeHandler{h.Handler.WithAttrs(attrs), h.msg, h.seen, h.closed}
+}
+
+func (h *noticeHandler) WithGroup(name string) slog.Handler {
+	return &noticeHandler{h.Handler.WithGroup(name), h.msg, h.seen, h.closed}
 }

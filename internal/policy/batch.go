@@ -185,7 +185,7 @@ func (b *BatchHeuristic) groups(m Market) []bGroup {
 		if r.Replica || m.Remaining(j) == 0 {
 			continue
 		}
-		out = append(out, bGroup{j: j, id: r.ID, ad: r.Ad, length: math.Max(0, numberOr(r.Ad, b.lengthAttr(), 0)), n: m.Remaining(j)})
+		out = append(out, bGroup{j: j, id: r.ID, ad: r.Ad, length: math.Max(0, classad.EvalNumberOr(r.Ad, b.lengthAttr(), 0)), n: m.Remaining(j)})
 	}
 	return out
 }
@@ -225,7 +225,7 @@ func (b *BatchHeuristic) hosts(m Market) []bHost {
 		if !m.Free(i) {
 			continue
 		}
-		p, ok := lookupNumber(s.Ad, b.powerAttr())
+		p, ok := classad.EvalNumber(s.Ad, b.powerAttr())
 		switch {
 		case ok && p > 0 && !math.IsInf(p, 1):
 		case !ok && s.Ad.Index(b.powerAttr()) >= 0:
@@ -235,7 +235,7 @@ func (b *BatchHeuristic) hosts(m Market) []bHost {
 		}
 		h := bHost{i: i, name: s.Name, power: p, ready: WorkLeft(s.Ad)}
 		if b.rule == bPenaltySortMedian {
-			h.penalty = w * (numberOr(s.Ad, attr.KiteRuntimeDelay, 0) + math.Max(0, numberOr(s.Ad, attr.KiteLostRuntime, 0)))
+			h.penalty = w * (classad.EvalNumberOr(s.Ad, attr.KiteRuntimeDelay, 0) + math.Max(0, classad.EvalNumberOr(s.Ad, attr.KiteLostRuntime, 0)))
 		}
 		out = append(out, h)
 	}
@@ -247,8 +247,8 @@ func (b *BatchHeuristic) hosts(m Market) []bHost {
 func validShare(m Market) float64 {
 	done, lost := 0.0, 0.0
 	for _, ad := range m.Pool() {
-		done += math.Max(0, numberOr(ad, attr.KiteJobsCompleted, 0))
-		lost += math.Max(0, numberOr(ad, attr.KiteJobsAborted, 0))
+		done += math.Max(0, classad.EvalNumberOr(ad, attr.KiteJobsCompleted, 0))
+		lost += math.Max(0, classad.EvalNumberOr(ad, attr.KiteJobsAborted, 0))
 	}
 	if done+lost == 0 {
 		return 1

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/policy"
 )
 
@@ -19,14 +19,14 @@ func queueHost(t testing.TB, name string, speed float64, extra string) *classad.
 }
 
 // task is one job of a given length (KiteWork), submitted at qdate.
-func task(t testing.TB, id string, work float64, qdate int, extra string) negotiator.Request {
-	return negotiator.Request{ID: id, Count: 1, Ad: job(t, fmt.Sprintf("KiteWork = %g; QDate = %d; %s", work, qdate, extra))}
+func task(t testing.TB, id string, work float64, qdate int, extra string) matchmaker.Request {
+	return matchmaker.Request{ID: id, Count: 1, Ad: job(t, fmt.Sprintf("KiteWork = %g; QDate = %d; %s", work, qdate, extra))}
 }
 
 // drain runs cycles with the same hosts until every task is matched (as a
 // queue-mode pool does: a host takes one job a cycle and stays free), and
 // returns each host's jobs in order.
-func drain(t *testing.T, s policy.Strategy, slots []*classad.Ad, pool []*classad.Ad, reqs []negotiator.Request) map[string][]string {
+func drain(t *testing.T, s policy.Strategy, slots []*classad.Ad, pool []*classad.Ad, reqs []matchmaker.Request) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	left := slices.Clone(reqs)
@@ -37,7 +37,7 @@ func drain(t *testing.T, s policy.Strategy, slots []*classad.Ad, pool []*classad
 		res := jcycle(s, uint64(cycle), slots, pool, left...)
 		for _, m := range res.Matches {
 			out[strings.TrimPrefix(m.SlotName, "slot1@")] = append(out[strings.TrimPrefix(m.SlotName, "slot1@")], m.Request)
-			left = slices.DeleteFunc(left, func(r negotiator.Request) bool { return r.ID == m.Request })
+			left = slices.DeleteFunc(left, func(r matchmaker.Request) bool { return r.ID == m.Request })
 		}
 	}
 	return out
@@ -55,7 +55,7 @@ func drain(t *testing.T, s policy.Strategy, slots []*classad.Ad, pool []*classad
 //	          15) → h1, 10 → h2: Max-min's schedule.
 func TestBatchHeuristicsByHand(t *testing.T) {
 	slots := []*classad.Ad{queueHost(t, "h1", 1, ""), queueHost(t, "h2", 2, "")}
-	reqs := []negotiator.Request{task(t, "t10", 10, 1, ""), task(t, "t20", 20, 2, ""), task(t, "t30", 30, 3, "")}
+	reqs := []matchmaker.Request{task(t, "t10", 10, 1, ""), task(t, "t20", 20, 2, ""), task(t, "t30", 30, 3, "")}
 	tests := []struct {
 		name string
 		want map[string][]string
@@ -80,7 +80,7 @@ func TestBatchHeuristicsByHand(t *testing.T) {
 func TestBatchHeuristicsReadyTime(t *testing.T) {
 	slots := []*classad.Ad{queueHost(t, "h1", 1, ""), host(t, "h2", "KiteSpeed = 2; KiteWorkLeft = 40")}
 	s, _ := policy.New("mct")
-	got := drain(t, s, slots, nil, []negotiator.Request{task(t, "t10", 10, 1, "")})
+	got := drain(t, s, slots, nil, []matchmaker.Request{task(t, "t10", 10, 1, "")})
 	if want := map[string][]string{"h1": {"t10"}}; !maps.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("queues %v, want %v (h1 done at 10, h2 at 25)", got, want)
 	}
@@ -92,7 +92,7 @@ func TestBatchHeuristicsReadyTime(t *testing.T) {
 func TestPenaltySortMedian(t *testing.T) {
 	slots := []*classad.Ad{queueHost(t, "h1", 1, "KiteJobsCompleted = 3"),
 		queueHost(t, "h2", 2, "KiteLostRuntime = 1000; KiteJobsAborted = 1")}
-	reqs := []negotiator.Request{task(t, "t10", 10, 1, ""), task(t, "t20", 20, 2, ""), task(t, "t30", 30, 3, "")}
+	reqs := []matchmaker.Request{task(t, "t10", 10, 1, ""), task(t, "t20", 20, 2, ""), task(t, "t30", 30, 3, "")}
 	s, _ := policy.New("penalty-sort-median")
 	got := drain(t, s, slots, nil, reqs)
 	if want := map[string][]string{"h1": {"t30", "t20", "t10"}}; !maps.EqualFunc(got, want, slices.Equal) {
@@ -111,7 +111,7 @@ func TestPenaltySortMedian(t *testing.T) {
 // leaves: the tasks planned for it are planned again.
 func TestBatchHeuristicsMatchAndReplan(t *testing.T) {
 	slots := []*classad.Ad{queueHost(t, "small", 4, "Memory = 100"), queueHost(t, "big", 1, "Memory = 8000")}
-	reqs := []negotiator.Request{task(t, "needs-big", 10, 1, "Requirements = TARGET.Memory >= 4000"), task(t, "any", 10, 2, "")}
+	reqs := []matchmaker.Request{task(t, "needs-big", 10, 1, "Requirements = TARGET.Memory >= 4000"), task(t, "any", 10, 2, "")}
 	s, _ := policy.New("min-min")
 	got := drain(t, s, slots, nil, reqs)
 	if want := map[string][]string{"big": {"needs-big"}, "small": {"any"}}; !maps.EqualFunc(got, want, slices.Equal) {
@@ -119,15 +119,15 @@ func TestBatchHeuristicsMatchAndReplan(t *testing.T) {
 	}
 	// Plan three tasks on two fast hosts, then take one host away.
 	hosts2 := []*classad.Ad{queueHost(t, "a", 1, ""), queueHost(t, "b", 1, "")}
-	three := []negotiator.Request{task(t, "x", 10, 1, ""), task(t, "y", 10, 2, ""), task(t, "z", 10, 3, "")}
+	three := []matchmaker.Request{task(t, "x", 10, 1, ""), task(t, "y", 10, 2, ""), task(t, "z", 10, 3, "")}
 	s, _ = policy.New("mct")
 	res := jcycle(s, 1, hosts2, nil, three...)
 	if len(res.Matches) != 2 {
 		t.Fatalf("first cycle: %d matches, want 2", len(res.Matches))
 	}
-	var left []negotiator.Request
+	var left []matchmaker.Request
 	for _, r := range three {
-		if !slices.ContainsFunc(res.Matches, func(m negotiator.Match) bool { return m.Request == r.ID }) {
+		if !slices.ContainsFunc(res.Matches, func(m matchmaker.Match) bool { return m.Request == r.ID }) {
 			left = append(left, r)
 		}
 	}
@@ -146,7 +146,7 @@ func TestBatchHeuristicsMatchAndReplan(t *testing.T) {
 func TestBatchHeuristicJobDependentPower(t *testing.T) {
 	slots := []*classad.Ad{host(t, "cpu", "KiteSpeed = 1; KiteWorkLeft = 0; KitePower = 1"),
 		host(t, "gpu", `KiteSpeed = 1; KiteWorkLeft = 0; KitePower = TARGET.Vector ? 10 : 0.5`)}
-	reqs := []negotiator.Request{task(t, "v", 100, 1, "Vector = true"), task(t, "s", 100, 2, "Vector = false")}
+	reqs := []matchmaker.Request{task(t, "v", 100, 1, "Vector = true"), task(t, "s", 100, 2, "Vector = false")}
 	s := mustNew(t, "min-min", policy.Params{"power": "KitePower"})
 	got := drain(t, s, slots, nil, reqs)
 	if want := map[string][]string{"gpu": {"v"}, "cpu": {"s"}}; !maps.EqualFunc(got, want, slices.Equal) {

@@ -5,21 +5,21 @@ import (
 	"testing"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/policy"
 )
 
 // benchPool is n monitored one-slot hosts of every reliability, and five
 // job types of runtimes from 5 minutes to 16 hours with jobs enough for
 // every slot.
-func benchPool(b *testing.B, n int) ([]*classad.Ad, []negotiator.Request) {
+func benchPool(b *testing.B, n int) ([]*classad.Ad, []matchmaker.Request) {
 	slots := make([]*classad.Ad, n)
 	for i := range slots {
 		slots[i] = host(b, fmt.Sprintf("h%05d", i), fmt.Sprintf(
 			"KiteBenchmark = %d; KiteReliability = %d; KiteAvgFailedTime = %d; KiteAvgSucceededTime = %d; KiteAvgUptime = %d; DaemonStartTime = %d",
 			4000+i%16000, i%11-5, 60*(i%90), 60*(i%600), 60*(i%900), now.Unix()-int64(i%7200)))
 	}
-	var reqs []negotiator.Request
+	var reqs []matchmaker.Request
 	for k, avT := range []float64{5, 35, 120, 480, 960} {
 		reqs = append(reqs, typed(b, fmt.Sprintf("type%d", k), n, 10*k, 5*k, 10*n, avT, fmt.Sprintf("QDate = %d", k)))
 	}

@@ -254,10 +254,10 @@ func (c *jCycle) collectTypes() {
 		t := byName[name]
 		if t == nil {
 			t = &jType{name: name,
-				running: int(numberOr(ad, attr.KiteTypeRunning, 0)),
-				done:    numberOr(ad, attr.KiteTypeDone, 0),
-				jobs:    numberOr(ad, attr.KiteTypeJobs, 0),
-				avT:     max(0, numberOr(ad, attr.KiteTypeRuntime, 0)),
+				running: int(classad.EvalNumberOr(ad, attr.KiteTypeRunning, 0)),
+				done:    classad.EvalNumberOr(ad, attr.KiteTypeDone, 0),
+				jobs:    classad.EvalNumberOr(ad, attr.KiteTypeJobs, 0),
+				avT:     max(0, classad.EvalNumberOr(ad, attr.KiteTypeRuntime, 0)),
 			}
 			t.avTI = reliability.RuntimeIndex(t.avT)
 			byName[name] = t
@@ -270,11 +270,11 @@ func (c *jCycle) collectTypes() {
 		}
 	}
 	order := func(a, b int) int {
-		pa, pb := numberOr(reqs[a].Ad, attr.JobPrio, 0), numberOr(reqs[b].Ad, attr.JobPrio, 0)
+		pa, pb := classad.EvalNumberOr(reqs[a].Ad, attr.JobPrio, 0), classad.EvalNumberOr(reqs[b].Ad, attr.JobPrio, 0)
 		if c := cmp.Compare(pb, pa); c != 0 {
 			return c
 		}
-		return cmp.Compare(numberOr(reqs[a].Ad, attr.QDate, 0), numberOr(reqs[b].Ad, attr.QDate, 0))
+		return cmp.Compare(classad.EvalNumberOr(reqs[a].Ad, attr.QDate, 0), classad.EvalNumberOr(reqs[b].Ad, attr.QDate, 0))
 	}
 	for _, t := range c.types {
 		slices.SortStableFunc(t.reqs, order)
@@ -453,14 +453,14 @@ func (c *jCycle) pool() {
 	var rs []float64
 	bench, nb := 0.0, 0
 	for _, ad := range c.m.Pool() {
-		if name, ok := lookupString(ad, attr.Machine); ok {
+		if name, ok := classad.EvalString(ad, attr.Machine); ok {
 			if seen[name] {
 				continue
 			}
 			seen[name] = true
 		}
 		rs = append(rs, slotR(ad))
-		if b, ok := lookupNumber(ad, attr.KiteBenchmark); ok && b > 0 {
+		if b, ok := classad.EvalNumber(ad, attr.KiteBenchmark); ok && b > 0 {
 			bench += b
 			nb++
 		}
@@ -477,10 +477,10 @@ func (c *jCycle) pool() {
 // slotR is a slot's reliability index, or its benchmark class when the
 // pool publishes none.
 func slotR(ad *classad.Ad) float64 {
-	if r, ok := lookupNumber(ad, attr.KiteReliability); ok {
+	if r, ok := classad.EvalNumber(ad, attr.KiteReliability); ok {
 		return r
 	}
-	return float64(reliability.BenchmarkIndex(numberOr(ad, attr.KiteBenchmark, 0)))
+	return float64(reliability.BenchmarkIndex(classad.EvalNumberOr(ad, attr.KiteBenchmark, 0)))
 }
 
 // indexSpan is the span of the runtime indices of types.
@@ -535,15 +535,15 @@ func (c *jCycle) target(mode jMode, ad *classad.Ad, known []*jType) float64 {
 	r := slotR(ad)
 	if mode == jRuntime {
 		f, reliable := spread(r, c.scaleOf(known))
-		base := numberOr(ad, attr.KiteAvgFailedTime, 0)
+		base := classad.EvalNumberOr(ad, attr.KiteAvgFailedTime, 0)
 		if reliable {
-			base = numberOr(ad, attr.KiteAvgSucceededTime, 0)
+			base = classad.EvalNumberOr(ad, attr.KiteAvgSucceededTime, 0)
 		}
 		return f * math.Max(base, 0)
 	}
-	up := c.now - numberOr(ad, attr.DaemonStartTime, c.now)
+	up := c.now - classad.EvalNumberOr(ad, attr.DaemonStartTime, c.now)
 	up = math.Max(up, 0)
-	avU, known2 := lookupNumber(ad, attr.KiteAvgUptime)
+	avU, known2 := classad.EvalNumber(ad, attr.KiteAvgUptime)
 	if c.s.uptime == "mean" {
 		// A machine up for longer than its mean is up at least this long
 		// (and one that never went down has no mean yet).
@@ -563,7 +563,7 @@ func (c *jCycle) target(mode jMode, ad *classad.Ad, known []*jType) float64 {
 		t = (r/reliability.K + 1) * (up - avU)
 	}
 	c.pool()
-	if rb, ok := lookupNumber(ad, attr.KiteBenchmark); ok && rb > 0 && c.meanBench > 0 {
+	if rb, ok := classad.EvalNumber(ad, attr.KiteBenchmark); ok && rb > 0 && c.meanBench > 0 {
 		t *= c.meanBench / rb
 	}
 	return math.Max(t, 0)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/policy"
 )
 
@@ -22,14 +22,14 @@ const minute = 60.0
 // typed is an autocluster of a job type with the type's statistics, as a
 // monitored schedd shows it: running, done and submitted jobs, and the
 // mean runtime (minutes; 0: none finished yet).
-func typed(t testing.TB, name string, idle, running, done, jobs int, avT float64, extra string) negotiator.Request {
+func typed(t testing.TB, name string, idle, running, done, jobs int, avT float64, extra string) matchmaker.Request {
 	rt := ""
 	if avT > 0 {
 		rt = fmt.Sprintf("KiteTypeRuntime = %g;", avT*minute)
 	}
 	ad := job(t, fmt.Sprintf(`KiteJobType = %q; KiteTypeRunning = %d; KiteTypeDone = %d; KiteTypeJobs = %d; %s %s`,
 		name, running, done, jobs, rt, extra))
-	return negotiator.Request{ID: name, Count: idle, Ad: ad}
+	return matchmaker.Request{ID: name, Count: idle, Ad: ad}
 }
 
 // node is a one-slot host with monitoring attributes.
@@ -37,10 +37,10 @@ func node(t testing.TB, name, attrs string) *classad.Ad { return host(t, name, a
 
 // jcycle runs one cycle with slots free, pool as the whole pool (nil:
 // the free slots) and the requests of one submitter.
-func jcycle(s policy.Strategy, seed uint64, slots, pool []*classad.Ad, reqs ...negotiator.Request) negotiator.Result {
-	snap := &negotiator.Snapshot{Slots: slots, Pool: pool, Now: now,
-		Submitters: []negotiator.Submitter{{Name: "u", Schedd: "s", Priority: 0.5, Requests: reqs}}}
-	return negotiator.Cycle(snap, &negotiator.Policy{Seed: seed, Strategy: s})
+func jcycle(s policy.Strategy, seed uint64, slots, pool []*classad.Ad, reqs ...matchmaker.Request) matchmaker.Result {
+	snap := &matchmaker.Snapshot{Slots: slots, Pool: pool, Now: now,
+		Submitters: []matchmaker.Submitter{{Name: "u", Schedd: "s", Priority: 0.5, Requests: reqs}}}
+	return matchmaker.Cycle(snap, &matchmaker.Policy{Seed: seed, Strategy: s})
 }
 
 func mustNew(t testing.TB, name string, p policy.Params) policy.Strategy {
@@ -53,7 +53,7 @@ func mustNew(t testing.TB, name string, p policy.Params) policy.Strategy {
 }
 
 // byRequest counts the matches of each request.
-func byRequest(res negotiator.Result) map[string]int {
+func byRequest(res matchmaker.Result) map[string]int {
 	out := map[string]int{}
 	for _, m := range res.Matches {
 		out[m.Request]++
@@ -63,7 +63,7 @@ func byRequest(res negotiator.Result) map[string]int {
 
 func TestBalancedFillsTheTypeWithFewestRunning(t *testing.T) {
 	s := mustNew(t, "joschka-balanced", nil)
-	reqs := []negotiator.Request{
+	reqs := []matchmaker.Request{
 		typed(t, "a", 50, 5, 0, 100, 0, ""), typed(t, "b", 50, 2, 0, 100, 0, ""), typed(t, "c", 50, 7, 0, 100, 0, ""),
 	}
 	// Six slots: b goes from 2 to 5 running; then a and b take turns (ties
@@ -97,7 +97,7 @@ func TestNewUsersFirstServesTheLeastDoneType(t *testing.T) {
 func TestPowerBasedMatchesReliabilityToRuntime(t *testing.T) {
 	rs := []int{-4, -2, 0, 3, 5}
 	pool := hosts(t, 5, func(i int) string { return fmt.Sprintf("KiteReliability = %d", rs[i]) })
-	reqs := []negotiator.Request{typed(t, "t5", 9, 0, 9, 100, 5, ""), typed(t, "t40", 9, 0, 9, 100, 40, ""),
+	reqs := []matchmaker.Request{typed(t, "t5", 9, 0, 9, 100, 5, ""), typed(t, "t40", 9, 0, 9, 100, 40, ""),
 		typed(t, "t120", 9, 0, 9, 100, 120, "")}
 	want := [][]string{{"t5"}, {"t5"}, {"t40"}, {"t40", "t120"}, {"t120"}}
 	for i := range pool {
@@ -119,7 +119,7 @@ func TestPowerBasedMatchesReliabilityToRuntime(t *testing.T) {
 // runtimeChoices runs the runtime-based strategy on one node for many
 // seeds and returns the types it chose.
 func runtimeChoices(t *testing.T, name string, params policy.Params, nodeAttrs string, others []*classad.Ad,
-	reqs ...negotiator.Request) map[string]int {
+	reqs ...matchmaker.Request) map[string]int {
 	t.Helper()
 	slot := node(t, "n", nodeAttrs)
 	pool := append([]*classad.Ad{slot}, others...)
@@ -137,7 +137,7 @@ func runtimeChoices(t *testing.T, name string, params policy.Params, nodeAttrs s
 // avTARGET = 90 (1 + s/2) = 180, the nearest midpoint is 155, so RLTV is
 // 155 ± 2 and the node gets the 150- or the 160-minute type at random.
 func TestRuntimeBasedPaperExample(t *testing.T) {
-	reqs := []negotiator.Request{typed(t, "t20", 9, 0, 9, 99, 20, ""), typed(t, "t50", 9, 0, 9, 99, 50, ""),
+	reqs := []matchmaker.Request{typed(t, "t20", 9, 0, 9, 99, 20, ""), typed(t, "t50", 9, 0, 9, 99, 50, ""),
 		typed(t, "t150", 9, 0, 9, 99, 150, ""), typed(t, "t160", 9, 0, 9, 99, 160, "")}
 	attrs := fmt.Sprintf("KiteReliability = 3; KiteAvgFailedTime = %g; KiteAvgSucceededTime = %g", 60*minute, 90*minute)
 	for _, snap := range []string{"types", "midpoints"} {
@@ -164,7 +164,7 @@ func TestRuntimeBasedSpreadsByReliability(t *testing.T) {
 	// midpoints are 5, 35 and 150; a target nearer 10 or 60 than any
 	// midpoint takes that type, and 240, the longest, is reached only
 	// through the midpoint 150: a coin toss with 60.
-	reqs := []negotiator.Request{typed(t, "t10", 9, 0, 9, 99, 10, ""), typed(t, "t60", 9, 0, 9, 99, 60, ""),
+	reqs := []matchmaker.Request{typed(t, "t10", 9, 0, 9, 99, 10, ""), typed(t, "t60", 9, 0, 9, 99, 60, ""),
 		typed(t, "t240", 9, 0, 9, 99, 240, "")}
 	tests := []struct {
 		r        int
@@ -196,7 +196,7 @@ func TestRuntimeBasedSpreadsByReliability(t *testing.T) {
 // example); a node twice as slow as the pool's mean benchmark gets half
 // the target.
 func TestUptimeBasedFillsTheUptimeLeft(t *testing.T) {
-	reqs := []negotiator.Request{typed(t, "t30", 9, 0, 9, 99, 30, ""), typed(t, "t240", 9, 0, 9, 99, 240, ""),
+	reqs := []matchmaker.Request{typed(t, "t30", 9, 0, 9, 99, 30, ""), typed(t, "t240", 9, 0, 9, 99, 240, ""),
 		typed(t, "t600", 9, 0, 9, 99, 600, "")}
 	up := func(minutes float64) string {
 		return fmt.Sprintf("DaemonStartTime = %d", now.Unix()-int64(minutes*minute))
@@ -245,32 +245,32 @@ func TestCombinedChoosesItsStrategy(t *testing.T) {
 	// Two nodes make the pool: R 5 and -5 (majority interval 10).
 	pool := []*classad.Ad{node(t, "rel", "KiteReliability = 5; KiteAvgSucceededTime = 36000"),
 		node(t, "unrel", "KiteReliability = -5; KiteAvgFailedTime = 60")}
-	short := func(running, done int) negotiator.Request { return typed(t, "short", 50, running, done, 100, 5, "") }
-	long := func(running, done int) negotiator.Request { return typed(t, "long", 50, running, done, 100, 600, "") }
+	short := func(running, done int) matchmaker.Request { return typed(t, "short", 50, running, done, 100, 5, "") }
+	long := func(running, done int) matchmaker.Request { return typed(t, "long", 50, running, done, 100, 600, "") }
 	tests := []struct {
 		name   string
 		params policy.Params
-		reqs   []negotiator.Request
+		reqs   []matchmaker.Request
 		slot   int
 		want   []string
 	}{
 		// min/max running 1/10 < fair_level 0.5: balanced gives the
 		// reliable node a short job.
-		{"fairness", policy.Params{"fair_level": 0.5}, []negotiator.Request{short(1, 50), long(10, 50)}, 0, []string{"short"}},
+		{"fairness", policy.Params{"fair_level": 0.5}, []matchmaker.Request{short(1, 50), long(10, 50)}, 0, []string{"short"}},
 		// long is 1 % done, below the boost of 3 %: new users first.
-		{"boost", nil, []negotiator.Request{short(10, 50), long(10, 1)}, 1, []string{"long"}},
+		{"boost", nil, []matchmaker.Request{short(10, 50), long(10, 1)}, 1, []string{"long"}},
 		// Otherwise runtime-based: the unreliable node's target is half a
 		// minute: short; the reliable node's 30 h: the midpoint of short
 		// and long, a coin toss.
-		{"runtime, unreliable", nil, []negotiator.Request{short(10, 50), long(10, 50)}, 1, []string{"short"}},
-		{"runtime, reliable", policy.Params{"power_index_prob": 0}, []negotiator.Request{short(10, 50), long(10, 50)}, 0,
+		{"runtime, unreliable", nil, []matchmaker.Request{short(10, 50), long(10, 50)}, 1, []string{"short"}},
+		{"runtime, reliable", policy.Params{"power_index_prob": 0}, []matchmaker.Request{short(10, 50), long(10, 50)}, 0,
 			[]string{"long", "short"}},
 		// power_index_prob = 1: power-based; the reliable node (class 20)
 		// gets the long type (class 20).
-		{"power", policy.Params{"power_index_prob": 1}, []negotiator.Request{short(10, 50), long(10, 50)}, 0, []string{"long"}},
+		{"power", policy.Params{"power_index_prob": 1}, []matchmaker.Request{short(10, 50), long(10, 50)}, 0, []string{"long"}},
 		// Alike runtimes (index difference 0): fairness is raised to 0.9,
 		// and 2/10 running is below it.
-		{"alike types", nil, []negotiator.Request{typed(t, "a", 50, 2, 50, 100, 30, ""), typed(t, "b", 50, 10, 50, 100, 40, "")}, 0,
+		{"alike types", nil, []matchmaker.Request{typed(t, "a", 50, 2, 50, 100, 30, ""), typed(t, "b", 50, 10, 50, 100, 40, "")}, 0,
 			[]string{"a"}},
 	}
 	for _, tt := range tests {
@@ -300,10 +300,10 @@ func TestJoSchKaPriorityWithinAType(t *testing.T) {
 }
 
 // replicaOf is a replica request for running jobs of a type.
-func replicaOf(r negotiator.Request, count int) negotiator.Request {
+func replicaOf(r matchmaker.Request, count int) matchmaker.Request {
 	ad := r.Ad.Clone()
 	ad.Set("KiteReplica", mustExpr("true"))
-	return negotiator.Request{ID: "rep-" + r.ID, Count: count, Ad: ad}
+	return matchmaker.Request{ID: "rep-" + r.ID, Count: count, Ad: ad}
 }
 
 func mustExpr(src string) classad.Expr {

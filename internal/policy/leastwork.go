@@ -113,11 +113,11 @@ func (l *LeastWorkLeft) rankOf(slot, job *classad.Ad) float64 {
 // its ad says: KiteWorkLeft / KiteSpeed, with the defaults LeastWorkLeft
 // documents.
 func WorkLeft(ad *classad.Ad) float64 {
-	w := number(ad, attr.KiteWorkLeft, 0)
+	w := classad.EvalNumberOr(ad, attr.KiteWorkLeft, 0)
 	if w <= 0 {
 		return 0
 	}
-	s := number(ad, attr.KiteSpeed, 1)
+	s := classad.EvalNumberOr(ad, attr.KiteSpeed, 1)
 	switch {
 	case s > 0:
 		return w / s

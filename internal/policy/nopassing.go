@@ -103,13 +103,13 @@ func (p *NoPassing) Configure(ps Params) error {
 // batchOf names a job's batch: KiteBatch, else JobBatchName, else its
 // cluster.
 func batchOf(ad *classad.Ad) string {
-	if b, ok := lookupString(ad, attr.KiteBatch); ok {
+	if b, ok := classad.EvalString(ad, attr.KiteBatch); ok {
 		return b
 	}
-	if b, ok := lookupString(ad, attr.JobBatchName); ok {
+	if b, ok := classad.EvalString(ad, attr.JobBatchName); ok {
 		return b
 	}
-	if c, ok := lookupNumber(ad, attr.ClusterID); ok {
+	if c, ok := classad.EvalNumber(ad, attr.ClusterID); ok {
 		return fmt.Sprintf("cluster %g", c)
 	}
 	return ""
@@ -167,7 +167,7 @@ func (p *NoPassing) observe(m Market, now float64) []*npBatch {
 		b := p.batches[name]
 		if b == nil {
 			b = &npBatch{name: name, submit: math.Inf(1), started: math.Inf(1), seq: len(p.batches)}
-			b.work = numberOr(ad, attr.KiteBatchWork, math.NaN())
+			b.work = classad.EvalNumberOr(ad, attr.KiteBatchWork, math.NaN())
 			p.batches[name] = b
 		}
 		if reqs[k].Replica {
@@ -176,10 +176,10 @@ func (p *NoPassing) observe(m Market, now float64) []*npBatch {
 			continue
 		}
 		b.idle = append(b.idle, k)
-		b.submit = math.Min(b.submit, numberOr(ad, attr.QDate, 0))
+		b.submit = math.Min(b.submit, classad.EvalNumberOr(ad, attr.QDate, 0))
 	}
 	for _, ad := range m.Pool() {
-		name, ok := lookupString(ad, attr.KiteBatch)
+		name, ok := classad.EvalString(ad, attr.KiteBatch)
 		if !ok {
 			continue
 		}
@@ -197,7 +197,7 @@ func (p *NoPassing) observe(m Market, now float64) []*npBatch {
 		if math.IsNaN(b.work) { // first sight: every task is idle
 			b.work = 0
 			for _, k := range b.idle {
-				b.work += float64(reqs[k].Count) * numberOr(reqs[k].Ad, p.workAttr(), 0)
+				b.work += float64(reqs[k].Count) * classad.EvalNumberOr(reqs[k].Ad, p.workAttr(), 0)
 			}
 		}
 		if math.IsInf(b.submit, 1) {
@@ -213,7 +213,7 @@ func (p *NoPassing) observe(m Market, now float64) []*npBatch {
 	})
 	for _, b := range order {
 		slices.SortStableFunc(b.idle, func(x, y int) int {
-			return cmp.Compare(numberOr(reqs[x].Ad, attr.QDate, 0), numberOr(reqs[y].Ad, attr.QDate, 0))
+			return cmp.Compare(classad.EvalNumberOr(reqs[x].Ad, attr.QDate, 0), classad.EvalNumberOr(reqs[y].Ad, attr.QDate, 0))
 		})
 	}
 	return order

@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/policy"
 )
 
 // batch is the idle tasks of a batch (paper 002's job), submitted at
 // qdate (seconds after now), each task of work units.
-func batch(t testing.TB, name string, idle int, qdate int64, work float64, total float64) negotiator.Request {
-	return negotiator.Request{ID: name, Count: idle, Ad: job(t, fmt.Sprintf(
+func batch(t testing.TB, name string, idle int, qdate int64, work float64, total float64) matchmaker.Request {
+	return matchmaker.Request{ID: name, Count: idle, Ad: job(t, fmt.Sprintf(
 		`KiteBatch = %q; QDate = %d; KiteWork = %g; KiteBatchWork = %g`, name, now.Unix()+qdate, work, total))}
 }
 
@@ -24,10 +24,10 @@ func busyWith(t testing.TB, name, b string) *classad.Ad {
 }
 
 // npcycle runs a cycle at now + at seconds.
-func npcycle(s policy.Strategy, at int64, slots, pool []*classad.Ad, reqs ...negotiator.Request) negotiator.Result {
-	snap := &negotiator.Snapshot{Slots: slots, Pool: pool, Now: now.Add(time.Duration(at) * time.Second),
-		Submitters: []negotiator.Submitter{{Name: "u", Schedd: "s", Priority: 0.5, Requests: reqs}}}
-	return negotiator.Cycle(snap, &negotiator.Policy{Seed: uint64(at), Strategy: s})
+func npcycle(s policy.Strategy, at int64, slots, pool []*classad.Ad, reqs ...matchmaker.Request) matchmaker.Result {
+	snap := &matchmaker.Snapshot{Slots: slots, Pool: pool, Now: now.Add(time.Duration(at) * time.Second),
+		Submitters: []matchmaker.Submitter{{Name: "u", Schedd: "s", Priority: 0.5, Requests: reqs}}}
+	return matchmaker.Cycle(snap, &matchmaker.Policy{Seed: uint64(at), Strategy: s})
 }
 
 func TestNoPassingTakesBatchesInTurn(t *testing.T) {

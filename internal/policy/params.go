@@ -97,26 +97,10 @@ func requestsByAge(m Market) []int {
 	dates := make([]float64, len(reqs))
 	for j := range reqs {
 		out = append(out, j)
-		dates[j] = number(reqs[j].Ad, attr.QDate, 0)
+		dates[j] = classad.EvalNumberOr(reqs[j].Ad, attr.QDate, 0)
 	}
 	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(dates[a], dates[b]) })
 	return out
-}
-
-// number evaluates a numeric attribute of ad alone; def when it is not
-// a number.
-func number(ad *classad.Ad, name string, def float64) float64 {
-	if ad == nil {
-		return def
-	}
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return def
-	}
-	if f, ok := v.NumberValue(); ok {
-		return f
-	}
-	return def
 }
 
 // noSlot records why request j gets no slot now, as Best says.

@@ -1,8 +1,9 @@
 // Package policy decides how a negotiation cycle hands out slots: which
 // submitter and which of its resource requests goes first, and which of the
-// slots a request matches it gets. The negotiator prepares a Market (every
-// slot that can take a job now, every submitter's requests, and exact,
-// memoized ClassAd matching between them) and a Strategy spends it.
+// slots a request matches it gets. The cycle (internal/matchmaker) prepares
+// a Market (every slot that can take a job now, every submitter's requests,
+// and exact, memoized ClassAd matching between them) and a Strategy spends
+// it.
 //
 // HTCondor's own behaviour — fair share by effective priority, pie spins,
 // slots chosen by the rank tuple — is the Condor strategy and the default.

@@ -56,7 +56,7 @@ func (r *RoundRobin) Distribute(m Market) {
 	keyOf := func(i int) string {
 		k, ok := keys[i]
 		if !ok {
-			k = slotString(slots[i].Ad, key)
+			k = classad.EvalStringOr(slots[i].Ad, key, "")
 			keys[i] = k
 		}
 		return k
@@ -94,17 +94,4 @@ func (r *RoundRobin) next(m Market, j int, cands []int, keyOf func(int) string) 
 		}
 	}
 	return -1
-}
-
-// slotString reads a string attribute of a slot ad ("" if not a string).
-func slotString(ad *classad.Ad, name string) string {
-	if ad == nil {
-		return ""
-	}
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return ""
-	}
-	s, _ := v.StringValue()
-	return s
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/policy"
 )
 
@@ -32,16 +32,16 @@ func job(t testing.TB, extra string) *classad.Ad {
 	return parse(t, `[MyType="Job"; RequestCpus=1; RequestMemory=100; RequestDisk=10; Requirements=true; `+extra+`]`)
 }
 
-func request(id string, count int, ad *classad.Ad) negotiator.Request {
-	return negotiator.Request{ID: id, Count: count, Ad: ad}
+func request(id string, count int, ad *classad.Ad) matchmaker.Request {
+	return matchmaker.Request{ID: id, Count: count, Ad: ad}
 }
 
-func cycle(s policy.Strategy, seed uint64, slots []*classad.Ad, reqs ...negotiator.Request) negotiator.Result {
-	snap := &negotiator.Snapshot{Slots: slots, Submitters: []negotiator.Submitter{{Name: "u", Schedd: "s", Priority: 0.5, Requests: reqs}}}
-	return negotiator.Cycle(snap, &negotiator.Policy{Seed: seed, Strategy: s})
+func cycle(s policy.Strategy, seed uint64, slots []*classad.Ad, reqs ...matchmaker.Request) matchmaker.Result {
+	snap := &matchmaker.Snapshot{Slots: slots, Submitters: []matchmaker.Submitter{{Name: "u", Schedd: "s", Priority: 0.5, Requests: reqs}}}
+	return matchmaker.Cycle(snap, &matchmaker.Policy{Seed: seed, Strategy: s})
 }
 
-func names(res negotiator.Result) []string {
+func names(res matchmaker.Result) []string {
 	var out []string
 	for _, m := range res.Matches {
 		out = append(out, m.SlotName)

@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
-	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/sita"
 )
@@ -56,7 +53,7 @@ func planSita(spec *SitaSpec, st *Setup, w *workload, ms []*machine) (*sitaPlan,
 		if spec.Attribute != attr.KiteWork {
 			for i := range w.jobs {
 				if wg := &st.Workload[w.jobs[i].group]; wg.File != "" {
-					sizes[i] = adNumber(wg.ads[w.jobs[i].index].ad, spec.Attribute, math.NaN())
+					sizes[i] = classad.EvalNumberOr(wg.ads[w.jobs[i].index].ad, spec.Attribute, math.NaN())
 				}
 			}
 		}
@@ -182,13 +179,8 @@ func slotTemplate(mg *MachineGroup) *classad.Ad {
 	return ad
 }
 
-func setNumber(ad *classad.Ad, name string, v float64) {
-	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-		ad.Set(name, ast.Int(int64(v)))
-		return
-	}
-	ad.Set(name, ast.Real(v))
-}
+// setNumber sets a number attribute: an integer when whole, else a real.
+func setNumber(ad *classad.Ad, name string, v float64) { ad.Set(name, ast.Number(v)) }
 
 // jobTemplate is what a generated group's jobs share; each job adds its
 // ProcId, QDate, KiteWork (and size attribute) and KiteBatch.
@@ -237,107 +229,6 @@ func setSitaJob(ad *classad.Ad, p *sitaPlan) {
 	ad.Set(sita.JobVariability, ast.Real(p.cfg.A))
 }
 
-// significance is the job attributes autoclusters are told apart by: what
-// the slots and the policy read of jobs (negotiator.Significant), the
-// jobs' Requirements and Rank and what those read of the job itself, and
-// the pool's extra names. All lower case.
-func significance(slots []*classad.Ad, pol *negotiator.Policy, jobs []*classad.Ad, extra []string) map[string]bool {
-	set := map[string]bool{"requirements": true, "rank": true}
-	for _, n := range negotiator.Significant(slots, pol) {
-		set[ast.Lower(n)] = true
-	}
-	for _, n := range extra {
-		set[ast.Lower(n)] = true
-	}
-	for _, ad := range jobs {
-		for n := range selfRefs(ad, attr.Requirements, attr.Rank) {
-			set[n] = true
-		}
-	}
-	return set
-}
-
-// selfRefs returns the attributes of ad that evaluating names reads,
-// following them through ad's own expressions.
-func selfRefs(ad *classad.Ad, names ...string) map[string]bool {
-	out := map[string]bool{}
-	var follow func(name string)
-	follow = func(name string) {
-		k := ast.Lower(name)
-		if out[k] {
-			return
-		}
-		e, ok := ad.Lookup(name)
-		if !ok {
-			return
-		}
-		out[k] = true
-		ast.Inspect(e, func(x ast.Expr) bool {
-			switch n := x.(type) {
-			case *ast.AttrRef:
-				follow(n.Name)
-			case *ast.Select:
-				if base, ok := n.X.(*ast.AttrRef); ok {
-					switch ast.Lower(base.Name) {
-					case "my", "self":
-						follow(n.Name)
-						return false
-					case "target", "other":
-						return false
-					}
-				}
-			}
-			return true
-		})
-	}
-	for _, n := range names {
-		follow(n)
-	}
-	return out
-}
-
-// signature prints the significant attributes of ad.
-func signature(ad *classad.Ad, names []string, buf []byte) []byte {
-	for _, n := range names {
-		buf = append(buf, n...)
-		buf = append(buf, '=')
-		if e, ok := ad.Lookup(n); ok {
-			buf = ast.AppendExpr(buf, e)
-		}
-		buf = append(buf, 0)
-	}
-	return buf
-}
-
-// sortedNames lists a set's names in order.
-func sortedNames(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// jobKey is the part of a generated job's autocluster key its own values
-// make, for the significant attributes that vary from job to job.
-func jobKey(buf []byte, j *job, varying []string) []byte {
-	for _, n := range varying {
-		switch n {
-		case "procid":
-			buf = strconv.AppendInt(buf, int64(j.index), 10)
-		case "qdate":
-			buf = strconv.AppendInt(buf, int64(epoch+math.Floor(j.arrival)), 10)
-		case "kitebatch":
-			buf = strconv.AppendInt(buf, int64(j.batch), 10)
-		default: // KiteWork or the size attribute
-			buf = strconv.AppendFloat(buf, j.work, 'g', -1, 64)
-		}
-		buf = append(buf, 0)
-	}
-	return buf
-}
-
 // showJob writes a generated job's own values into its autocluster's ad.
 func showJob(ad *classad.Ad, j *job, sizeAttr string, batch string) {
 	ad.Set(attr.ProcID, ast.Int(int64(j.index)))
@@ -349,13 +240,4 @@ func showJob(ad *classad.Ad, j *job, sizeAttr string, batch string) {
 	if batch != "" {
 		ad.Set(attr.KiteBatch, ast.Str(batch))
 	}
-}
-
-// lowerNames lower-cases attribute names.
-func lowerNames(names ...string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = strings.ToLower(n)
-	}
-	return out
 }

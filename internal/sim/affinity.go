@@ -23,30 +23,19 @@ func powerExpr(p *classad.Program) ast.Expr {
 }
 
 // affinityRefs lists the attributes the machine groups' affinities read,
-// for the significant set: jobs that differ in them are apart.
+// for the significant set: jobs that differ in them are apart. An
+// affinity is evaluated with MY the slot and TARGET the job, so every
+// name it reads, scoped or not, may be the job's.
 func affinityRefs(st *Setup) []string {
-	var out []string
+	r := ast.NewRefs()
 	for i := range st.Machines {
-		p := st.Machines[i].affinity
-		if p == nil {
-			continue
+		if p := st.Machines[i].affinity; p != nil {
+			r.Expr(nil, p.Expr())
 		}
-		ast.Inspect(p.Expr(), func(x ast.Expr) bool {
-			switch n := x.(type) {
-			case *ast.Select:
-				if _, ok := n.X.(*ast.AttrRef); ok {
-					out = append(out, n.Name)
-					return false
-				}
-			case *ast.AttrRef:
-				switch ast.Lower(n.Name) {
-				case "my", "target", "self", "parent":
-				default:
-					out = append(out, n.Name)
-				}
-			}
-			return true
-		})
+	}
+	out := make([]string, 0, len(r.Other))
+	for _, n := range r.Other {
+		out = append(out, n)
 	}
 	return out
 }

@@ -6,7 +6,8 @@ import (
 	"strconv"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/daemons/negotiator"
+	clustering "github.com/kite-sched/kite/internal/autocluster"
+	"github.com/kite-sched/kite/internal/matchmaker"
 )
 
 // The simulated schedds: idle jobs in autoclusters, oldest first.
@@ -25,10 +26,10 @@ func (e *engine) autoclusterOf(j int32) int32 {
 		sub = g.subs[jb.index]
 		buf = strconv.AppendInt(buf, int64(sub), 10)
 		buf = append(buf, 0)
-		buf = signature(g.ads[jb.index], e.sig, buf)
+		buf = append(buf, e.signer.Signature(g.ads[jb.index])...)
 	} else {
 		sub = g.sub
-		buf = jobKey(buf, jb, e.keyed)
+		buf = append(buf, e.generatedSignature(g, j)...)
 	}
 	e.keyBuf = buf
 	id, ok := e.acByKey[string(buf)]
@@ -44,6 +45,27 @@ func (e *engine) autoclusterOf(j int32) int32 {
 	}
 	jb.ac = id
 	return id
+}
+
+// generatedSignature is the autocluster signature of generated job j of
+// group g: the group's template is its cluster's ad, and the values
+// showJobAd writes (the same names for every job of a group) are its own.
+// Unless one of those is significant, every job has the template's.
+func (e *engine) generatedSignature(g *groupInfo, j int32) string {
+	if g.apart == 0 {
+		g.apart = 1
+		e.showJobAd(g.own, j)
+		for n := range g.own.All() {
+			if e.signer.SetsApart(g.template, n) {
+				g.apart = 2
+			}
+		}
+	}
+	if g.apart == 1 {
+		return e.signer.ClusterSignature(g.template)
+	}
+	e.showJobAd(g.own, j)
+	return e.signer.Signature(clustering.Proc{Cluster: g.template, Own: g.own})
 }
 
 // pushIdle makes job j idle in its autocluster.
@@ -127,7 +149,7 @@ func (e *engine) pop(a *autocluster) int32 {
 
 // requests returns the submitters with idle jobs and their autoclusters,
 // each shown by its oldest job, in the schedds' order (JobPrio, then age).
-func (e *engine) requests() []negotiator.Submitter {
+func (e *engine) requests() []matchmaker.Submitter {
 	out := e.subBuf[:0]
 	for _, s := range e.subs {
 		live := s.acs[:0]
@@ -149,19 +171,19 @@ func (e *engine) requests() []negotiator.Submitter {
 			}
 			return cmp.Compare(a.first(), b.first())
 		})
-		sub := negotiator.Submitter{Name: s.name, Schedd: "sim", Priority: e.acct.Effective(s.name), InUse: float64(s.running)}
+		sub := matchmaker.Submitter{Name: s.name, Schedd: "sim", Priority: e.acct.Effective(s.name), InUse: float64(s.running)}
 		if e.dispatch == Queue && !e.pol.Batch {
 			// Immediate dispatch: one job at a time, the oldest, so that
 			// each is placed seeing the hosts' queues as the jobs before
 			// it left them.
 			a := e.acs[live[0]]
-			sub.Requests = append(sub.Requests, negotiator.Request{ID: a.id, Count: 1, Ad: e.show(a)})
+			sub.Requests = append(sub.Requests, matchmaker.Request{ID: a.id, Count: 1, Ad: e.show(a)})
 			out = append(out, sub)
 			continue
 		}
 		for _, id := range live {
 			a := e.acs[id]
-			sub.Requests = append(sub.Requests, negotiator.Request{ID: a.id, Count: a.idle, Ad: e.show(a)})
+			sub.Requests = append(sub.Requests, matchmaker.Request{ID: a.id, Count: a.idle, Ad: e.show(a)})
 		}
 		out = append(out, sub)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/kite-sched/kite/internal/sita"
+	"github.com/kite-sched/kite/internal/tomlstrict"
 )
 
 // Dist is a distribution of numbers: job sizes, machine speeds, times.
@@ -167,17 +168,16 @@ func (d Dist) String() string {
 	return fmt.Sprintf("%d values", len(d.Values))
 }
 
-// dist reads a distribution at key; def applies when the key is absent.
+// readDist reads a distribution at key k of t; def applies when the key is absent.
 // With positive, values must be above 0 (sizes, speeds); otherwise not
 // below (times).
-func (t *table) dist(k string, def Dist, positive bool) Dist {
-	v, ok := t.get(k)
+func readDist(t *table, k string, def Dist, positive bool) Dist {
+	v, ok := t.Get(k)
 	if !ok {
 		return def
 	}
-	path := t.key(k)
 	bad := func(format string, args ...any) Dist {
-		t.r.errorf(path, format, args...)
+		t.Errorf(k, format, args...)
 		return def
 	}
 	check := func(x float64, what string) bool {
@@ -186,9 +186,9 @@ func (t *table) dist(k string, def Dist, positive bool) Dist {
 		}
 		if math.IsInf(x, 0) || x < 0 || positive && x == 0 {
 			if positive {
-				t.r.errorf(path, "%s %g: must be positive", what, x)
+				t.Errorf(k, "%s %g: must be positive", what, x)
 			} else {
-				t.r.errorf(path, "%s %g: must not be negative", what, x)
+				t.Errorf(k, "%s %g: must not be negative", what, x)
 			}
 			return false
 		}
@@ -197,32 +197,32 @@ func (t *table) dist(k string, def Dist, positive bool) Dist {
 	if _, isTable := v.(map[string]any); !isTable {
 		x, err := toDuration(v)
 		if err != nil {
-			return bad("want a number or a distribution table ({ dist = \"uniform\", min = 1, max = 2 }, ...), got %s", describe(v))
+			return bad("want a number or a distribution table ({ dist = \"uniform\", min = 1, max = 2 }, ...), got %s", tomlstrict.Describe(v))
 		}
 		if !check(x, "value") {
 			return def
 		}
 		return Const(x)
 	}
-	d := t.sub(k)
-	defer d.done()
+	d := t.Sub(k)
+	defer d.Done()
 	num := func(name string) float64 {
-		if !d.has(name) {
-			t.r.errorf(path, "%s needs %s", distName(d), name)
+		if !d.Has(name) {
+			t.Errorf(k, "%s needs %s", distName(d), name)
 			return math.NaN()
 		}
-		w, _ := d.get(name)
+		w, _ := d.Get(name)
 		x, err := toDuration(w)
 		if err != nil {
-			t.r.errorf(d.key(name), "%v", err)
+			d.Errorf(name, "%v", err)
 			return math.NaN()
 		}
 		return x
 	}
-	if d.has("values") {
-		return t.valuesDist(d, def, check)
+	if d.Has("values") {
+		return valuesDist(d, def, check)
 	}
-	kind := d.oneOf("dist", "", "constant", "uniform", "normal", "exponential", "pareto")
+	kind := d.OneOf("dist", "", "constant", "uniform", "normal", "exponential", "pareto")
 	var out Dist
 	switch kind {
 	case "constant":
@@ -240,7 +240,7 @@ func (t *table) dist(k string, def Dist, positive bool) Dist {
 		}
 	case "normal":
 		out = Dist{Kind: kind, Mean: num("mean"), SD: num("sd")}
-		if d.has("min") {
+		if d.Has("min") {
 			out.Lo = num("min")
 		}
 		if math.IsNaN(out.Mean) || math.IsNaN(out.SD) || math.IsNaN(out.Lo) {
@@ -267,7 +267,7 @@ func (t *table) dist(k string, def Dist, positive bool) Dist {
 		}
 		out = Dist{Kind: kind, Pareto: p}
 	default:
-		if !d.has("dist") {
+		if !d.Has("dist") {
 			return bad("a distribution table needs dist = \"constant\", \"uniform\", \"normal\", \"exponential\" or \"pareto\", or values = [...]")
 		}
 		return def
@@ -276,7 +276,8 @@ func (t *table) dist(k string, def Dist, positive bool) Dist {
 }
 
 func distName(d *table) string {
-	s, _ := d.m["dist"].(string)
+	v, _ := d.Peek("dist")
+	s, _ := v.(string)
 	if s == "" {
 		return "the distribution"
 	}
@@ -284,52 +285,52 @@ func distName(d *table) string {
 }
 
 // valuesDist reads { values = [...], weights = [...] | counts = [...] }.
-func (t *table) valuesDist(d *table, def Dist, check func(float64, string) bool) Dist {
-	out := Dist{Kind: "values", Values: d.numbers("values")}
+func valuesDist(d *table, def Dist, check func(float64, string) bool) Dist {
+	out := Dist{Kind: "values", Values: d.Numbers("values")}
 	for _, v := range out.Values {
 		if !check(v, "value") {
 			return def
 		}
 	}
 	if len(out.Values) == 0 {
-		t.r.errorf(d.key("values"), "must hold at least one value")
+		d.Errorf("values", "must hold at least one value")
 		return def
 	}
-	if d.has("weights") && d.has("counts") {
-		t.r.errorf(d.path, "give weights or counts, not both")
+	if d.Has("weights") && d.Has("counts") {
+		d.Errorf("", "give weights or counts, not both")
 		return def
 	}
-	if d.has("weights") {
-		out.Weights = d.numbers("weights")
+	if d.Has("weights") {
+		out.Weights = d.Numbers("weights")
 		sum := 0.0
 		for _, w := range out.Weights {
 			if !(w >= 0) {
-				t.r.errorf(d.key("weights"), "weights must not be negative")
+				d.Errorf("weights", "weights must not be negative")
 				return def
 			}
 			sum += w
 		}
 		if len(out.Weights) != len(out.Values) || sum <= 0 {
-			t.r.errorf(d.key("weights"), "want %d weights, not all zero, one per value", len(out.Values))
+			d.Errorf("weights", "want %d weights, not all zero, one per value", len(out.Values))
 			return def
 		}
 	}
-	if d.has("counts") {
-		for i, c := range d.array("counts") {
+	if d.Has("counts") {
+		for i, c := range d.Array("counts") {
 			n, ok := c.(int64)
 			if !ok || n < 0 {
-				t.r.errorf(index(d.key("counts"), i), "want a count (an integer >= 0), got %s", describe(c))
+				d.Errorf(tomlstrict.Index("counts", i), "want a count (an integer >= 0), got %s", tomlstrict.Describe(c))
 				return def
 			}
 			out.Counts = append(out.Counts, int(n))
 		}
 		if len(out.Counts) != len(out.Values) || out.Total() == 0 {
-			t.r.errorf(d.key("counts"), "want %d counts, not all zero, one per value", len(out.Values))
+			d.Errorf("counts", "want %d counts, not all zero, one per value", len(out.Values))
 			return def
 		}
 	}
-	if d.has("dist") {
-		t.r.errorf(d.key("dist"), "a values table takes no dist")
+	if d.Has("dist") {
+		d.Errorf("dist", "a values table takes no dist")
 	}
 	out.prepare()
 	return out

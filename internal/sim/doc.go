@@ -1,6 +1,6 @@
 // Package sim is Kite's simulator: a deterministic discrete-event
 // simulation of a pool in virtual time that drives the real negotiation
-// cycle (negotiator.Cycle), the real ClassAd matchmaking and the
+// cycle (matchmaker.Cycle), the real ClassAd matchmaking and the
 // strategies of internal/policy against simulated startds and schedds, so
 // that a policy judged here is the code the live negotiator runs. The
 // papers behind Kite judge scheduling by simulation; their setups are
@@ -51,21 +51,21 @@
 // literature's pools of tens to hundreds of hosts; pull mode is the one
 // that scales to the 10 000 machines and 1 000 000 jobs of the benchmark.
 //
-// Either way, the simulated schedds group idle jobs into autoclusters by
-// the significant attributes (negotiator.Significant of the slots and
-// policy, the jobs' Requirements and Rank and what those read, and the
-// pool's extra names) and show each by its oldest job, and every match is
-// made by negotiator.Cycle with the run's strategy, timed as the live
-// negotiator times its cycles: a cycle delay after new idle jobs, free
-// slots or a cycle that made matches, and every interval while jobs wait
-// for something a later cycle may lift (fair-share quota, limits). Cycles
-// that could match nothing (no idle job, no free slot, or only jobs no
-// slot matches and nothing changed) are skipped: they would change
-// nothing. A cycle's snapshot holds only the
-// free slots and the autoclusters with idle jobs, kept up to date as
-// events happen. The accountant (fair share) is the negotiator's, in
-// memory. The schedd's claim reuse is not simulated: every job is matched
-// by a cycle.
+// Either way, the simulated schedds group idle jobs into autoclusters as
+// the live schedd does (internal/autocluster: the significant attributes
+// are matchmaker.Significant of the slots and policy, the pool's extra
+// names, the jobs' Requirements and Rank and what those read) and show
+// each by its oldest job, and every match is made by matchmaker.Cycle
+// with the run's strategy, timed as the live negotiator times its
+// cycles: a cycle delay after new idle jobs, free slots or a cycle that
+// made matches, and every interval while jobs wait for something a later
+// cycle may lift (fair-share quota, limits). Cycles that could match
+// nothing (no idle job, no free slot, or only jobs no slot matches and
+// nothing changed) are skipped: they would change nothing. A cycle's
+// snapshot holds only the free slots and the autoclusters with idle jobs,
+// kept up to date as events happen. The accountant (fair share) is the
+// negotiator's (internal/fairshare), in memory. The schedd's claim reuse
+// is not simulated: every job is matched by a cycle.
 //
 // # Monitoring and replication
 //

@@ -3,13 +3,14 @@ package sim
 import (
 	"context"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
-	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/attr"
+	clustering "github.com/kite-sched/kite/internal/autocluster"
+	"github.com/kite-sched/kite/internal/fairshare"
+	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/policy"
 	"github.com/kite-sched/kite/internal/reliability"
 )
@@ -19,7 +20,7 @@ import (
 // It plays the schedds (idle jobs grouped into autoclusters, each shown
 // to the negotiator by its first job's ad) and the startds (slot ads that
 // change as machines fail, slow down and fill their queues), and calls
-// negotiator.Cycle with the run's strategy, as the live negotiator does,
+// matchmaker.Cycle with the run's strategy, as the live negotiator does,
 // every Interval and CycleDelay after new idle jobs or free slots. The
 // snapshot a cycle sees holds only the free slots and the autoclusters
 // with idle jobs, both kept up to date as events happen, so a cycle costs
@@ -44,8 +45,7 @@ type engine struct {
 	acs     []*autocluster
 	subs    []*submitter
 	groups  []groupInfo
-	keyed   []string // significant attributes generated jobs differ in
-	sig     []string // every significant attribute (jobs from files)
+	signer  *clustering.Signer // the schedds' grouping into autoclusters
 	acByKey map[string]int32
 	keyBuf  []byte
 
@@ -53,8 +53,8 @@ type engine struct {
 	running, queued        int
 
 	strategy   policy.Strategy
-	negPol     negotiator.Policy
-	acct       *negotiator.Accountant
+	negPol     matchmaker.Policy
+	acct       *fairshare.Accountant
 	cycleGen   uint32
 	cycleAt    float64
 	pending    bool // a cycle is scheduled
@@ -63,7 +63,7 @@ type engine struct {
 	matches    int
 	poolWeight float64 // slots up now (queue mode: cores)
 	slotBuf    []*classad.Ad
-	subBuf     []negotiator.Submitter
+	subBuf     []matchmaker.Submitter
 
 	// Metrics as the run goes.
 	availAcc, availT float64 // slot-seconds up (poolWeight), integrated to availT
@@ -94,6 +94,8 @@ type engine struct {
 // groupInfo is what a run knows of a workload group.
 type groupInfo struct {
 	template *classad.Ad // generated groups: what their jobs share
+	own      *classad.Ad // generated groups: a job's own values, for its signature
+	apart    int8        // generated groups: 0 not known yet, 1 jobs have the template's signature, 2 their own values count
 	sizeAttr string
 	sub      int32
 	// Groups read from files: each job's own ad and submitter.
@@ -166,9 +168,9 @@ func newEngine(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*en
 	if err != nil {
 		return nil, err
 	}
-	e.negPol = negotiator.Policy{PreJobRank: st.Pool.preJob, PostJobRank: st.Pool.postJob, Strategy: e.strategy}
+	e.negPol = matchmaker.Policy{PreJobRank: st.Pool.preJob, PostJobRank: st.Pool.postJob, Strategy: e.strategy}
 	e.needs = policy.NeedsOf(e.strategy)
-	e.acct = negotiator.NewAccountant(time.Duration(st.Pool.HalfLife*float64(time.Second)), st.Pool.PrioFactor)
+	e.acct = fairshare.NewAccountant(time.Duration(st.Pool.HalfLife*float64(time.Second)), st.Pool.PrioFactor)
 	e.machines = buildMachines(st, seed)
 	e.w, err = buildWorkload(st, seed, totalSpeed(e.machines))
 	if err != nil {
@@ -240,8 +242,6 @@ func (e *engine) prepareJobs(plan *sitaPlan) {
 	for i := range e.jobs {
 		typeOfGroup[e.jobs[i].group] = e.w.types[e.jobs[i].typ]
 	}
-	var all []*classad.Ad
-	sizeNames := map[string]bool{}
 	e.groups = make([]groupInfo, len(e.st.Workload))
 	for g := range e.st.Workload {
 		wg := &e.st.Workload[g]
@@ -249,11 +249,8 @@ func (e *engine) prepareJobs(plan *sitaPlan) {
 		gi.sizeAttr = wg.SizeAttr
 		if wg.File == "" {
 			gi.template = jobTemplate(wg, g, typeOfGroup[g], sitaJob)
+			gi.own = classad.NewAd()
 			gi.sub = subOf(wg.Owner)
-			all = append(all, gi.template)
-			if wg.SizeAttr != "" {
-				sizeNames[ast.Lower(wg.SizeAttr)] = true
-			}
 			continue
 		}
 		// The file's ads are shared by every run: each run works on its
@@ -271,24 +268,13 @@ func (e *engine) prepareJobs(plan *sitaPlan) {
 			}
 			gi.ads[i] = ad
 			gi.subs[i] = subOf(wg.ads[i].owner)
-			all = append(all, ad)
 		}
 	}
 	slotAds := make([]*classad.Ad, len(e.slots))
 	for i, s := range e.slots {
 		slotAds[i] = s.ad
 	}
-	set := significance(slotAds, &e.negPol, all, append(slices.Clone(e.st.Pool.Significant), affinityRefs(e.st)...))
-	e.sig = sortedNames(set)
-	for _, n := range lowerNames(attr.ProcID, attr.QDate, attr.KiteBatch, attr.KiteWork) {
-		if set[n] {
-			e.keyed = append(e.keyed, n)
-		}
-	}
-	for n := range sizeNames {
-		if set[n] && !slices.Contains(e.keyed, n) {
-			e.keyed = append(e.keyed, n)
-		}
-	}
-	slices.Sort(e.keyed)
+	significant := matchmaker.Significant(slotAds, &e.negPol)
+	significant = append(significant, e.st.Pool.Significant...)
+	e.signer = clustering.NewSigner(append(significant, affinityRefs(e.st)...))
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
-	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/matchmaker"
 )
 
 // run plays the events until every job is done, the duration is reached,
@@ -164,7 +164,7 @@ func (e *engine) cycle() {
 		}
 	}
 	_ = e.acct.Update(now, inUse) // in memory: it cannot fail
-	snap := &negotiator.Snapshot{
+	snap := &matchmaker.Snapshot{
 		Slots:      e.freeAds(),
 		Submitters: e.requests(),
 		Now:        now,
@@ -174,7 +174,7 @@ func (e *engine) cycle() {
 	}
 	pol := e.negPol
 	pol.Seed = splitmix(e.seed ^ uint64(e.cycles)*0x9e3779b97f4a7c15)
-	res := negotiator.Cycle(snap, &pol)
+	res := matchmaker.Cycle(snap, &pol)
 	for i := range res.Matches {
 		e.match(&res.Matches[i])
 	}
@@ -259,7 +259,7 @@ func (e *engine) workLeft(m *machine) float64 {
 }
 
 // match carries out one match of the cycle.
-func (e *engine) match(mt *negotiator.Match) {
+func (e *engine) match(mt *matchmaker.Match) {
 	si, ok := e.byName[mt.SlotName]
 	if ok && e.matchReplica(mt.Request, si) {
 		return

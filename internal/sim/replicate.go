@@ -7,8 +7,8 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
-	"github.com/kite-sched/kite/daemons/negotiator"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/matchmaker"
 )
 
 // Replication (pool.replicas > 0, pull dispatch): the simulated schedds
@@ -54,7 +54,7 @@ func (e *engine) instances(j int32) int { return 1 + len(e.repl.of[j]) }
 
 // replicaRequests adds each autocluster's replica request to its
 // submitter's requests (adding submitters that have no idle job).
-func (e *engine) replicaRequests(out []negotiator.Submitter) []negotiator.Submitter {
+func (e *engine) replicaRequests(out []matchmaker.Submitter) []matchmaker.Submitter {
 	at := map[string]int{}
 	for k := range out {
 		at[out[k].Name] = k
@@ -72,10 +72,10 @@ func (e *engine) replicaRequests(out []negotiator.Submitter) []negotiator.Submit
 		if !ok {
 			k = len(out)
 			at[s.name] = k
-			out = append(out, negotiator.Submitter{Name: s.name, Schedd: "sim",
+			out = append(out, matchmaker.Submitter{Name: s.name, Schedd: "sim",
 				Priority: e.acct.Effective(s.name), InUse: float64(s.running)})
 		}
-		out[k].Requests = append(out[k].Requests, negotiator.Request{ID: replicaPrefix + a.id, Count: n, Ad: e.replicaAd(a)})
+		out[k].Requests = append(out[k].Requests, matchmaker.Request{ID: replicaPrefix + a.id, Count: n, Ad: e.replicaAd(a)})
 	}
 	return out
 }

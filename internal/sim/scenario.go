@@ -6,15 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/policy"
 	"github.com/kite-sched/kite/internal/sita"
+	"github.com/kite-sched/kite/internal/tomlstrict"
 )
 
 // Scenario is a simulation plan: a pool, a workload and the policies to
@@ -266,76 +264,67 @@ func Load(path string) (*Scenario, error) {
 // Parse reads a scenario from text, as if from the file name; files it
 // names are read relative to the file's directory.
 func Parse(name, text string) (*Scenario, error) {
-	var raw map[string]any
-	if _, err := toml.Decode(text, &raw); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &Error{Pos: Position{File: name, Line: pe.Position.Line, Col: pe.Position.Col}, Msg: pe.Message}
-		}
-		return nil, &Error{Pos: Position{File: name}, Msg: err.Error()}
+	raw, r, err := tomlstrict.Read(name, text)
+	if err != nil {
+		return nil, err
 	}
-	r := &reader{file: name, pos: keyPositions(text)}
 	sc := &Scenario{File: name}
-	top := r.table("", raw)
-	sc.Name = top.str("name", strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
-	sc.Description = top.str("description", "")
-	sc.Unit = top.oneOf("unit", "s", "s", "min", "h", "d")
+	top := r.Table("", raw)
+	sc.Name = top.Str("name", strings.TrimSuffix(filepath.Base(name), filepath.Ext(name)))
+	sc.Description = top.Str("description", "")
+	sc.Unit = top.OneOf("unit", "s", "s", "min", "h", "d")
 	sc.Seeds = readSeeds(top)
-	vary := top.sub("vary")
+	vary := top.Sub("vary")
 	variants := []variant{{}}
 	if vary != nil {
 		variants = readVary(vary)
-		sc.Vary = vary.str("key", "")
+		sc.Vary = vary.Str("key", "")
 	}
-	vary.done()
-	setupKeys := []string{"duration", "sample", "pool", "machines", "workload", "policy"}
+	vary.Done()
 	for _, v := range variants {
 		doc := raw
 		if v.path != nil {
 			doc = deepCopy(raw).(map[string]any)
 			if err := v.apply(doc); err != nil {
-				r.errorf(v.at, "%v", err)
+				r.Errorf(v.at, "%v", err)
 				continue
 			}
 			for _, p := range v.set {
-				r.pos[p] = r.pos[v.at]
+				r.Positions().Alias(p, v.at)
 			}
 		}
-		t := r.table("", doc)
-		st := readSetup(t, filepath.Dir(name))
+		st := readSetup(r.Table("", doc), filepath.Dir(name))
 		st.Label = v.label
 		sc.Setups = append(sc.Setups, st)
-		for k := range doc {
-			if slices.Contains(setupKeys, k) {
-				t.used[k] = true
-			}
-		}
 	}
-	for _, k := range setupKeys {
-		top.used[k] = true
+	for _, k := range []string{"duration", "sample", "pool", "machines", "workload", "policy"} {
+		top.MarkRead(k) // read by readSetup
 	}
-	top.done()
-	if err := r.err(); err != nil {
+	top.Done()
+	if err := r.Err(); err != nil {
 		return nil, err
 	}
 	return sc, nil
 }
 
+// table is the reader's view of one table of a scenario.
+type table = tomlstrict.Table
+
 func readSeeds(t *table) []uint64 {
-	if !t.has("seeds") {
+	if !t.Has("seeds") {
 		return []uint64{1}
 	}
 	var out []uint64
-	for i, v := range t.array("seeds") {
+	for i, v := range t.Array("seeds") {
 		n, ok := v.(int64)
 		if !ok || n < 0 {
-			t.r.errorf(index(t.key("seeds"), i), "want a seed (an integer >= 0), got %s", describe(v))
+			t.Errorf(tomlstrict.Index("seeds", i), "want a seed (an integer >= 0), got %s", tomlstrict.Describe(v))
 			continue
 		}
 		out = append(out, uint64(n))
 	}
 	if len(out) == 0 {
-		t.r.errorf(t.key("seeds"), "must hold at least one seed")
+		t.Errorf("seeds", "must hold at least one seed")
 		return []uint64{1}
 	}
 	return out
@@ -344,39 +333,39 @@ func readSeeds(t *table) []uint64 {
 // readSetup reads everything a variant can change.
 func readSetup(t *table, dir string) *Setup {
 	st := &Setup{
-		Duration: t.nonNegDuration("duration", 0),
-		Sample:   t.nonNegDuration("sample", 0),
+		Duration: nonNegDuration(t, "duration", 0),
+		Sample:   nonNegDuration(t, "sample", 0),
 	}
-	st.Pool = readPool(t.sub("pool"))
-	machines := t.tables("machines")
-	if len(machines) == 0 && !t.has("machines") {
-		t.r.errorf("machines", "a scenario needs at least one [[machines]] group")
+	st.Pool = readPool(t.Sub("pool"))
+	machines := t.Tables("machines")
+	if len(machines) == 0 && !t.Has("machines") {
+		t.Errorf("machines", "a scenario needs at least one [[machines]] group")
 	}
 	groupNames := map[string]bool{}
 	for _, m := range machines {
 		mg := readMachines(m)
 		if groupNames[mg.Name] {
-			t.r.errorf(m.key("name"), "%q names another group too: machine names must differ", mg.Name)
+			m.Errorf("name", "%q names another group too: machine names must differ", mg.Name)
 		}
 		groupNames[mg.Name] = true
 		st.Machines = append(st.Machines, mg)
 	}
-	work := t.tables("workload")
-	if len(work) == 0 && !t.has("workload") {
-		t.r.errorf("workload", "a scenario needs at least one [[workload]] group")
+	work := t.Tables("workload")
+	if len(work) == 0 && !t.Has("workload") {
+		t.Errorf("workload", "a scenario needs at least one [[workload]] group")
 	}
 	for _, w := range work {
 		st.Workload = append(st.Workload, readWorkload(w, dir))
 	}
-	pols := t.tables("policy")
-	if len(pols) == 0 && !t.has("policy") {
-		t.r.errorf("policy", "a scenario needs at least one [[policy]] to run")
+	pols := t.Tables("policy")
+	if len(pols) == 0 && !t.Has("policy") {
+		t.Errorf("policy", "a scenario needs at least one [[policy]] to run")
 	}
 	names := map[string]bool{}
 	for _, p := range pols {
 		ps := readPolicy(p, st)
 		if names[ps.Name] {
-			t.r.errorf(p.key("name"), "policy name %q is used twice", ps.Name)
+			p.Errorf("name", "policy name %q is used twice", ps.Name)
 		}
 		names[ps.Name] = true
 		st.Policies = append(st.Policies, ps)
@@ -389,142 +378,84 @@ func readPool(t *table) Pool {
 	if t == nil {
 		return p
 	}
-	defer t.done()
-	p.Dispatch = t.oneOf("dispatch", Pull, Pull, Queue)
-	p.Interval = t.duration("interval", p.Interval)
+	defer t.Done()
+	p.Dispatch = t.OneOf("dispatch", Pull, Pull, Queue)
+	p.Interval = duration(t, "interval", p.Interval)
 	if p.Interval <= 0 {
-		t.r.errorf(t.key("interval"), "must be positive")
+		t.Errorf("interval", "must be positive")
 		p.Interval = 60
 	}
-	p.CycleDelay = t.nonNegDuration("cycle_delay", p.CycleDelay)
-	p.QueueLimit = t.integer("queue_limit", 0, 0, math.MaxInt32)
-	p.RequeueDelay = t.nonNegDuration("requeue_delay", 0)
-	for i, s := range t.strs("significant") {
+	p.CycleDelay = nonNegDuration(t, "cycle_delay", p.CycleDelay)
+	p.QueueLimit = t.Int("queue_limit", 0, 0, math.MaxInt32)
+	p.RequeueDelay = nonNegDuration(t, "requeue_delay", 0)
+	for i, s := range t.Strings("significant") {
 		if err := sita.ValidAttrName(s); err != nil {
-			t.r.errorf(index(t.key("significant"), i), "%v", err)
+			t.Errorf(tomlstrict.Index("significant", i), "%v", err)
 			continue
 		}
 		p.Significant = append(p.Significant, s)
 	}
-	p.HalfLife = t.duration("half_life", p.HalfLife)
+	p.HalfLife = duration(t, "half_life", p.HalfLife)
 	if p.HalfLife <= 0 {
-		t.r.errorf(t.key("half_life"), "must be positive")
+		t.Errorf("half_life", "must be positive")
 		p.HalfLife = 86400
 	}
-	p.PrioFactor = t.positive("prio_factor", p.PrioFactor)
-	p.PreJobRank, p.preJob = t.expr("pre_job_rank")
-	p.PostJobRank, p.postJob = t.expr("post_job_rank")
-	p.Monitor = t.boolean("monitor", false)
-	p.Replicas = t.integer("replicas", 0, 0, 1<<16)
+	p.PrioFactor = t.Positive("prio_factor", p.PrioFactor)
+	p.PreJobRank, p.preJob = expr(t, "pre_job_rank")
+	p.PostJobRank, p.postJob = expr(t, "post_job_rank")
+	p.Monitor = t.Bool("monitor", false)
+	p.Replicas = t.Int("replicas", 0, 0, 1<<16)
 	return p
 }
 
-// expr reads a ClassAd expression, with the error placed in the file.
-func (t *table) expr(k string) (string, *classad.Program) {
-	src := t.str(k, "")
-	if src == "" {
-		return "", nil
-	}
-	prog, err := classad.Compile(src)
-	if err != nil {
-		t.exprError(k, err)
-		return "", nil
-	}
-	return src, prog
-}
-
-// exprError reports a ClassAd syntax error in the string at key: at its
-// place in the file when the string is on one line.
-func (t *table) exprError(k string, err error) {
-	path := t.key(k)
-	var pe *classad.ParseError
-	vp, ok := t.r.pos[path+"="]
-	if !errors.As(err, &pe) || !ok || pe.Line != 1 {
-		t.r.errorf(path, "%v", err)
-		return
-	}
-	e := &Error{Pos: Position{File: t.r.file, Line: vp.Line, Col: vp.Col + 1 + pe.Column - 1}, Key: path, Msg: pe.Msg}
-	t.r.errs = append(t.r.errs, e)
-}
-
-// attrs reads a table of attribute = "ClassAd expression".
-func (t *table) attrs(k string) []Attr {
-	a := t.sub(k)
-	if a == nil {
-		return nil
-	}
-	var names []string
-	for name := range a.m {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var out []Attr
-	for _, name := range names {
-		if err := sita.ValidAttrName(name); err != nil {
-			t.r.errorf(a.key(name), "%v", err)
-			a.used[name] = true
-			continue
-		}
-		src := a.str(name, "")
-		e, err := classad.ParseExpr(src)
-		if err != nil {
-			a.exprError(name, err)
-			continue
-		}
-		out = append(out, Attr{Name: name, Expr: e})
-	}
-	a.done()
-	return out
-}
-
 func readMachines(t *table) MachineGroup {
-	defer t.done()
+	defer t.Done()
 	g := MachineGroup{
-		Name:   t.str("name", "host"),
-		Count:  t.integer("count", 1, 1, 1<<24),
-		Slots:  t.integer("slots", 1, 1, 1<<16),
-		Speed:  t.dist("speed", Const(1), true),
-		Memory: t.positive("memory", 4096),
-		Disk:   t.positive("disk", 10_000_000),
-		Attrs:  t.attrs("attrs"),
+		Name:   t.Str("name", "host"),
+		Count:  t.Int("count", 1, 1, 1<<24),
+		Slots:  t.Int("slots", 1, 1, 1<<16),
+		Speed:  readDist(t, "speed", Const(1), true),
+		Memory: t.Positive("memory", 4096),
+		Disk:   t.Positive("disk", 10_000_000),
+		Attrs:  attrs(t, "attrs"),
 	}
 	if !validName(g.Name) {
-		t.r.errorf(t.key("name"), "%q: names are letters, digits, '-', '_' and '.'", g.Name)
+		t.Errorf("name", "%q: names are letters, digits, '-', '_' and '.'", g.Name)
 	}
-	g.Benchmark = t.dist("benchmark", Dist{}, true)
-	g.Start, _ = t.expr("start")
-	g.Rank, _ = t.expr("rank")
-	g.Affinity, g.affinity = t.expr("affinity")
-	g.SitaInterval = t.integer("sita_interval", 0, 0, sita.MaxIntervals)
-	if f := t.sub("failure"); f != nil {
+	g.Benchmark = readDist(t, "benchmark", Dist{}, true)
+	g.Start, _ = expr(t, "start")
+	g.Rank, _ = expr(t, "rank")
+	g.Affinity, g.affinity = expr(t, "affinity")
+	g.SitaInterval = t.Int("sita_interval", 0, 0, sita.MaxIntervals)
+	if f := t.Sub("failure"); f != nil {
 		g.Failure = readFailure(f)
 	}
-	if c := t.sub("crash"); c != nil {
+	if c := t.Sub("crash"); c != nil {
 		g.Crash = readCrash(c)
 	}
-	if s := t.sub("schedule"); s != nil {
+	if s := t.Sub("schedule"); s != nil {
 		g.Schedule = readSchedule(s)
 	}
-	for i, d := range t.array("down") {
-		path := index(t.key("down"), i)
+	for i, d := range t.Array("down") {
+		elem := tomlstrict.Index("down", i)
 		pair, ok := d.([]any)
 		if !ok || len(pair) != 2 {
-			t.r.errorf(path, "want [from, to], got %s", describe(d))
+			t.Errorf(elem, "want [from, to], got %s", tomlstrict.Describe(d))
 			continue
 		}
 		from, err1 := toDuration(pair[0])
 		to, err2 := toDuration(pair[1])
 		if err := errors.Join(err1, err2); err != nil {
-			t.r.errorf(path, "%v", err)
+			t.Errorf(elem, "%v", err)
 			continue
 		}
 		if !(from >= 0 && to > from) {
-			t.r.errorf(path, "want 0 <= from < to, got [%g, %g]", from, to)
+			t.Errorf(elem, "want 0 <= from < to, got [%g, %g]", from, to)
 			continue
 		}
 		g.Down = append(g.Down, [2]float64{from, to})
 	}
-	if l := t.sub("load"); l != nil {
+	if l := t.Sub("load"); l != nil {
 		g.Load = readLoad(l)
 	}
 	return g
@@ -543,40 +474,40 @@ func validName(s string) bool {
 }
 
 func readFailure(t *table) *Failure {
-	defer t.done()
+	defer t.Done()
 	f := &Failure{
-		PerMinute: t.numberIn("per_minute", 0, 0, 1),
-		Safe:      t.nonNegDuration("safe", 0),
-		Ramp:      t.nonNegDuration("ramp", 0),
-		Repair:    t.dist("repair", Const(0), false),
+		PerMinute: t.NumberIn("per_minute", 0, 0, 1),
+		Safe:      nonNegDuration(t, "safe", 0),
+		Ramp:      nonNegDuration(t, "ramp", 0),
+		Repair:    readDist(t, "repair", Const(0), false),
 	}
 	last := -1.0
-	for _, c := range t.tables("changes") {
-		ch := Change{At: c.nonNegDuration("at", 0), PerMinute: c.numberIn("per_minute", 0, 0, 1)}
-		if !c.has("at") || !c.has("per_minute") {
-			t.r.errorf(c.path, "a change needs at and per_minute")
+	for _, c := range t.Tables("changes") {
+		ch := Change{At: nonNegDuration(c, "at", 0), PerMinute: c.NumberIn("per_minute", 0, 0, 1)}
+		if !c.Has("at") || !c.Has("per_minute") {
+			c.Errorf("", "a change needs at and per_minute")
 		}
 		if ch.At <= last {
-			t.r.errorf(c.key("at"), "changes must come in order of time")
+			c.Errorf("at", "changes must come in order of time")
 		}
 		last = ch.At
 		f.Changes = append(f.Changes, ch)
-		c.done()
+		c.Done()
 	}
 	return f
 }
 
 func readCrash(t *table) *Crash {
-	defer t.done()
-	c := &Crash{Fraction: t.numberIn("fraction", 1, 0, 1), At: t.dist("at", Const(0), false)}
-	if !t.has("at") {
-		t.r.errorf(t.path, "a crash needs at (a time or a distribution of times)")
+	defer t.Done()
+	c := &Crash{Fraction: t.NumberIn("fraction", 1, 0, 1), At: readDist(t, "at", Const(0), false)}
+	if !t.Has("at") {
+		t.Errorf("", "a crash needs at (a time or a distribution of times)")
 	}
-	if v, ok := t.m["repair"]; ok {
+	if v, ok := t.Peek("repair"); ok {
 		if s, isStr := v.(string); isStr && s == "never" {
-			t.used["repair"] = true
+			t.MarkRead("repair")
 		} else {
-			d := t.dist("repair", Const(0), false)
+			d := readDist(t, "repair", Const(0), false)
 			c.Repair = &d
 		}
 	}
@@ -584,106 +515,93 @@ func readCrash(t *table) *Crash {
 }
 
 func readSchedule(t *table) *Schedule {
-	defer t.done()
-	s := &Schedule{Period: t.duration("period", 86400), Up: t.duration("up", 0), Phase: t.nonNegDuration("phase", 0)}
-	if !t.has("up") {
-		t.r.errorf(t.path, "a schedule needs up (how long machines are on in each period)")
+	defer t.Done()
+	s := &Schedule{Period: duration(t, "period", 86400), Up: duration(t, "up", 0), Phase: nonNegDuration(t, "phase", 0)}
+	if !t.Has("up") {
+		t.Errorf("", "a schedule needs up (how long machines are on in each period)")
 	}
 	if !(s.Period > 0) || !(s.Up > 0 && s.Up <= s.Period) {
-		t.r.errorf(t.path, "want 0 < up <= period, got up %g s of period %g s", s.Up, s.Period)
+		t.Errorf("", "want 0 < up <= period, got up %g s of period %g s", s.Up, s.Period)
 	}
 	return s
 }
 
 func readLoad(t *table) *LoadModel {
-	defer t.done()
+	defer t.Done()
 	l := &LoadModel{
-		ToLoaded: t.numberIn("to_loaded", 0, 0, 1),
-		ToSteady: t.numberIn("to_steady", 1, 0, 1),
-		Step:     t.duration("step", 1),
-		Steady:   t.fractionRange("steady", [2]float64{1, 1}),
-		Loaded:   t.fractionRange("loaded", [2]float64{0, 0}),
+		ToLoaded: t.NumberIn("to_loaded", 0, 0, 1),
+		ToSteady: t.NumberIn("to_steady", 1, 0, 1),
+		Step:     duration(t, "step", 1),
+		Steady:   fractionRange(t, "steady", [2]float64{1, 1}),
+		Loaded:   fractionRange(t, "loaded", [2]float64{0, 0}),
 	}
 	if l.Step <= 0 {
-		t.r.errorf(t.key("step"), "must be positive")
+		t.Errorf("step", "must be positive")
 		l.Step = 1
 	}
 	if l.ToLoaded > 0 && l.ToSteady == 0 {
-		t.r.errorf(t.key("to_steady"), "a machine that can become loaded must be able to recover (to_steady > 0)")
+		t.Errorf("to_steady", "a machine that can become loaded must be able to recover (to_steady > 0)")
 	}
 	return l
 }
 
-// fractionRange reads [lo, hi] with 0 <= lo <= hi <= 1.
-func (t *table) fractionRange(k string, def [2]float64) [2]float64 {
-	if !t.has(k) {
-		return def
-	}
-	v := t.numbers(k)
-	if len(v) != 2 || !(v[0] >= 0 && v[0] <= v[1] && v[1] <= 1) {
-		t.r.errorf(t.key(k), "want [lo, hi], fractions of the peak speed with 0 <= lo <= hi <= 1")
-		return def
-	}
-	return [2]float64{v[0], v[1]}
-}
-
 func readWorkload(t *table, dir string) WorkloadGroup {
-	defer t.done()
+	defer t.Done()
 	w := WorkloadGroup{
-		Type:          t.str("type", ""),
-		Owner:         t.str("owner", "sim"),
-		SizeAttr:      t.str("size_attr", ""),
-		Attrs:         t.attrs("attrs"),
-		RequestCpus:   t.positive("request_cpus", 1),
-		RequestMemory: t.number("request_memory", 128),
-		RequestDisk:   t.number("request_disk", 1000),
-		Prio:          t.integer("prio", 0, -1<<20, 1<<20),
-		SameTasks:     t.boolean("same_tasks", false),
+		Type:          t.Str("type", ""),
+		Owner:         t.Str("owner", "sim"),
+		SizeAttr:      t.Str("size_attr", ""),
+		Attrs:         attrs(t, "attrs"),
+		RequestCpus:   t.Positive("request_cpus", 1),
+		RequestMemory: t.Number("request_memory", 128),
+		RequestDisk:   t.Number("request_disk", 1000),
+		Prio:          t.Int("prio", 0, -1<<20, 1<<20),
+		SameTasks:     t.Bool("same_tasks", false),
 	}
-	w.Requirements, _ = t.expr("requirements")
-	w.Rank, _ = t.expr("rank")
+	w.Requirements, _ = expr(t, "requirements")
+	w.Rank, _ = expr(t, "rank")
 	if w.SizeAttr != "" {
 		if err := sita.ValidAttrName(w.SizeAttr); err != nil {
-			t.r.errorf(t.key("size_attr"), "%v", err)
+			t.Errorf("size_attr", "%v", err)
 		}
 	}
 	if !validName(w.Owner) {
-		t.r.errorf(t.key("owner"), "%q: owners are letters, digits, '-', '_' and '.'", w.Owner)
+		t.Errorf("owner", "%q: owners are letters, digits, '-', '_' and '.'", w.Owner)
 	}
-	if f := t.str("file", ""); f != "" {
+	if f := t.Str("file", ""); f != "" {
 		w.File = f
 		if !filepath.IsAbs(f) {
 			w.File = filepath.Join(dir, f)
 		}
-		w.TypeAttr = t.str("type_attr", "")
+		w.TypeAttr = t.Str("type_attr", "")
 		for _, k := range []string{"count", "size", "arrival", "same_tasks"} {
-			if t.has(k) {
-				t.r.errorf(t.key(k), "a workload read from a file takes its jobs from the file: %s does not apply", k)
+			if t.Has(k) {
+				t.Errorf(k, "a workload read from a file takes its jobs from the file: %s does not apply", k)
 			}
 		}
 		ads, err := readJobFile(w.File, w.TypeAttr, w.SizeAttr)
 		if err != nil {
-			t.r.errorf(t.key("file"), "%v", err)
+			t.Errorf("file", "%v", err)
 		}
 		w.ads = ads
 		w.Count = len(ads)
 		return w
 	}
-	w.Size = t.dist("size", Const(1), true)
-	if !t.has("size") {
-		t.r.errorf(t.path, "a workload group needs size (a number or a distribution) or file")
+	w.Size = readDist(t, "size", Const(1), true)
+	if !t.Has("size") {
+		t.Errorf("", "a workload group needs size (a number or a distribution) or file")
 	}
 	if w.Size.Exact() {
-		w.Count = t.integer("count", w.Size.Total(), 1, 1<<27)
+		w.Count = t.Int("count", w.Size.Total(), 1, 1<<27)
 		if w.Count != w.Size.Total() {
-			t.r.errorf(t.key("count"), "count %d differs from the %d sizes the counts give", w.Count, w.Size.Total())
+			t.Errorf("count", "count %d differs from the %d sizes the counts give", w.Count, w.Size.Total())
 		}
 	} else {
-		w.Count = t.integer("count", 1, 1, 1<<27)
+		w.Count = t.Int("count", 1, 1, 1<<27)
 	}
-	w.Arrival = readArrival(t.sub("arrival"), w.Count)
+	w.Arrival = readArrival(t.Sub("arrival"), w.Count)
 	if w.SameTasks && w.Arrival.Process != Batches {
-		t.r.errorf(t.key("same_tasks"), "same_tasks needs batches (arrival.process = \"batches\")")
+		t.Errorf("same_tasks", "same_tasks needs batches (arrival.process = \"batches\")")
 	}
 	return w
 }
@@ -693,105 +611,104 @@ func readArrival(t *table, count int) Arrival {
 	if t == nil {
 		return a
 	}
-	defer t.done()
-	a.Process = t.oneOf("process", Once, Once, Poisson, Interval, Batches)
-	a.At = t.nonNegDuration("at", 0)
+	defer t.Done()
+	a.Process = t.OneOf("process", Once, Once, Poisson, Interval, Batches)
+	a.At = nonNegDuration(t, "at", 0)
 	need := func(k string) {
-		if !t.has(k) {
-			t.r.errorf(t.path, "process %q needs %s", a.Process, k)
+		if !t.Has(k) {
+			t.Errorf("", "process %q needs %s", a.Process, k)
 		}
 	}
 	switch a.Process {
 	case Poisson:
-		if t.has("rate") == t.has("load") {
-			t.r.errorf(t.path, "process \"poisson\" needs rate (jobs per second) or load (a fraction of the pool's speed), not both")
+		if t.Has("rate") == t.Has("load") {
+			t.Errorf("", "process \"poisson\" needs rate (jobs per second) or load (a fraction of the pool's speed), not both")
 		}
-		a.Rate = t.positive("rate", 0)
-		a.Load = t.positive("load", 0)
+		a.Rate = t.Positive("rate", 0)
+		a.Load = t.Positive("load", 0)
 	case Interval:
 		need("every")
-		a.Every = t.nonNegDuration("every", 0)
+		a.Every = nonNegDuration(t, "every", 0)
 	case Batches:
 		need("every")
 		need("batch")
-		a.Every = t.nonNegDuration("every", 0)
-		a.Batch = t.integer("batch", 1, 1, 1<<27)
+		a.Every = nonNegDuration(t, "every", 0)
+		a.Batch = t.Int("batch", 1, 1, 1<<27)
 		if count%a.Batch != 0 {
-			t.r.errorf(t.key("batch"), "%d jobs do not make whole batches of %d", count, a.Batch)
+			t.Errorf("batch", "%d jobs do not make whole batches of %d", count, a.Batch)
 		}
 	}
 	return a
 }
 
 func readPolicy(t *table, st *Setup) PolicySpec {
-	defer t.done()
-	p := PolicySpec{Strategy: t.str("strategy", "condor")}
-	p.Name = t.str("name", p.Strategy)
-	p.Dispatch = t.oneOf("dispatch", st.Pool.Dispatch, Pull, Queue)
-	p.Batch = t.boolean("batch", false)
+	defer t.Done()
+	p := PolicySpec{Strategy: t.Str("strategy", "condor")}
+	p.Name = t.Str("name", p.Strategy)
+	p.Dispatch = t.OneOf("dispatch", st.Pool.Dispatch, Pull, Queue)
+	p.Batch = t.Bool("batch", false)
 	if p.Batch && p.Dispatch != Queue {
-		t.r.errorf(t.key("batch"), "batch needs queue dispatch (hosts with queues to map jobs onto)")
+		t.Errorf("batch", "batch needs queue dispatch (hosts with queues to map jobs onto)")
 	}
 	if st.Pool.Replicas > 0 && p.Dispatch == Queue {
-		t.r.errorf(t.key("dispatch"), "pool.replicas needs pull dispatch: queue dispatch does not replicate")
+		t.Errorf("dispatch", "pool.replicas needs pull dispatch: queue dispatch does not replicate")
 	}
-	if pt := t.sub("params"); pt != nil {
+	if pt := t.Sub("params"); pt != nil {
 		p.Params = policy.Params{}
-		for k, v := range pt.m {
-			p.Params[k] = v
-			pt.used[k] = true
+		for _, k := range pt.Keys() {
+			p.Params[k], _ = pt.Get(k)
 		}
 	}
 	if _, err := policy.NewWith(p.Strategy, p.Params); err != nil {
-		path := t.key("strategy")
+		path := t.Key("strategy")
 		if p.Params != nil && strings.Contains(err.Error(), "parameter") {
-			path = t.key("params")
+			path = t.Key("params")
 		}
-		t.r.errorf(path, "%v", err)
+		t.Reader().Errorf(path, "%v", err)
 	}
-	if s := t.sub("sita"); s != nil {
+	if s := t.Sub("sita"); s != nil {
 		p.Sita = readSita(s, st)
 	}
 	return p
 }
 
 func readSita(t *table, st *Setup) *SitaSpec {
-	defer t.done()
+	defer t.Done()
 	s := &SitaSpec{
-		Intervals: t.integer("intervals", 0, 1, sita.MaxIntervals),
-		Source:    t.oneOf("source", sita.SourceConfig, sita.SourceConfig, sita.SourceJob),
-		K:         t.number("k", 0),
-		P:         t.number("p", 0),
-		A:         t.number("a", 0),
-		Attribute: t.str("attribute", "KiteWork"),
+		Intervals: t.Int("intervals", 0, 1, sita.MaxIntervals),
+		Source:    t.OneOf("source", sita.SourceConfig, sita.SourceConfig, sita.SourceJob),
+		K:         t.Number("k", 0),
+		P:         t.Number("p", 0),
+		A:         t.Number("a", 0),
+		Attribute: t.Str("attribute", "KiteWork"),
 	}
-	if !t.has("intervals") {
-		t.r.errorf(t.path, "sita needs intervals (the number of size intervals)")
+	if !t.Has("intervals") {
+		t.Errorf("", "sita needs intervals (the number of size intervals)")
 	}
-	given := t.has("k") || t.has("p") || t.has("a")
-	s.Fit = t.oneOf("fit", "", "", sita.Moments, sita.MLE, "workload")
+	given := t.Has("k") || t.Has("p") || t.Has("a")
+	s.Fit = t.OneOf("fit", "", "", sita.Moments, sita.MLE, "workload")
 	switch {
 	case given && s.Fit != "":
-		t.r.errorf(t.key("fit"), "give k, p and a, or fit, not both")
+		t.Errorf("fit", "give k, p and a, or fit, not both")
 	case given:
 		if err := (sita.Pareto{K: s.K, P: s.P, A: s.A}).Validate(); err != nil {
-			t.r.errorf(t.path, "%v", err)
+			t.Errorf("", "%v", err)
 		}
 	case s.Fit == "":
 		s.Fit = sita.Moments
 	}
 	if err := sita.ValidAttrName(s.Attribute); err != nil {
-		t.r.errorf(t.key("attribute"), "%v", err)
+		t.Errorf("attribute", "%v", err)
 	}
 	if s.Attribute != "KiteWork" {
 		for i, w := range st.Workload {
 			if w.File == "" && w.SizeAttr != s.Attribute {
-				t.r.errorf(t.key("attribute"), "workload[%d] does not write its sizes into %s (set its size_attr)", i, s.Attribute)
+				t.Errorf("attribute", "workload[%d] does not write its sizes into %s (set its size_attr)", i, s.Attribute)
 			}
 		}
 	}
 	if s.Fit == "workload" && workloadPareto(st) == nil {
-		t.r.errorf(t.key("fit"), "fit = \"workload\" needs a workload group with pareto sizes")
+		t.Errorf("fit", "fit = \"workload\" needs a workload group with pareto sizes")
 	}
 	return s
 }
@@ -824,21 +741,21 @@ type step struct {
 }
 
 func readVary(t *table) []variant {
-	key := t.str("key", "")
-	values := t.array("values")
+	key := t.Str("key", "")
+	values := t.Array("values")
 	if key == "" || len(values) == 0 {
-		t.r.errorf(t.path, "vary needs key (e.g. \"workload.size.a\") and values (an array)")
+		t.Errorf("", "vary needs key (e.g. \"workload.size.a\") and values (an array)")
 		return []variant{{}}
 	}
 	path, err := parseVaryKey(key)
 	if err != nil {
-		t.r.errorf(t.key("key"), "%v", err)
+		t.Errorf("key", "%v", err)
 		return []variant{{}}
 	}
 	var out []variant
 	last := path[len(path)-1].name
 	for i, v := range values {
-		out = append(out, variant{label: fmt.Sprintf("%s=%s", last, valueText(v)), path: path, value: v, at: index(t.key("values"), i)})
+		out = append(out, variant{label: fmt.Sprintf("%s=%s", last, valueText(v)), path: path, value: v, at: tomlstrict.Index(t.Key("values"), i)})
 	}
 	return out
 }
@@ -888,7 +805,7 @@ func (v *variant) apply(doc map[string]any) error {
 
 func (v *variant) walk(m map[string]any, path string, k int) error {
 	s := v.path[k]
-	here := join(path, s.name)
+	here := tomlstrict.Join(path, s.name)
 	if k == len(v.path)-1 {
 		if s.array {
 			return fmt.Errorf("%s: the varied key must name a value, not an element", here)
@@ -914,14 +831,14 @@ func (v *variant) walk(m map[string]any, path string, k int) error {
 		}
 		for i, e := range x {
 			if s.index < 0 || s.index == i {
-				if err := v.walk(e, index(here, i), k+1); err != nil {
+				if err := v.walk(e, tomlstrict.Index(here, i), k+1); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	return fmt.Errorf("%s is %s, not a table", here, describe(next))
+	return fmt.Errorf("%s is %s, not a table", here, tomlstrict.Describe(next))
 }
 
 // deepCopy copies a decoded TOML document.

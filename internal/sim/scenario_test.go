@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kite-sched/kite/internal/sita"
+	"github.com/kite-sched/kite/internal/tomlstrict"
 )
 
 const minimal = `
@@ -198,43 +199,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestKeyPositions(t *testing.T) {
-	text := `name = "x" # a comment
-[pool]
-dispatch = "queue"
-[[machines]]
-name = "a"
-[machines.failure]
-per_minute = 0.1
-[[machines]]
-name = """
-b"""
-failure = { changes = [ { at = 1 },
-  { at = 2, per_minute = 0 } ] }
-'quoted key' = 1
-[[workload]]
-size.dist = "uniform"
-`
-	pos := keyPositions(text)
-	want := map[string]Position{
-		"name":                              {Line: 1, Col: 1},
-		"pool.dispatch":                     {Line: 3, Col: 1},
-		"machines[0]":                       {Line: 4, Col: 1},
-		"machines[0].failure.per_minute":    {Line: 7, Col: 1},
-		"machines[1].name":                  {Line: 9, Col: 1},
-		"machines[1].failure.changes[0].at": {Line: 11, Col: 27},
-		"machines[1].failure.changes[1]":    {Line: 12, Col: 3},
-		"machines[1].failure.changes[1].at": {Line: 12, Col: 5},
-		"machines[1].quoted key":            {Line: 13, Col: 1},
-		"workload[0].size.dist":             {Line: 15, Col: 1},
-	}
-	for path, p := range want {
-		if got := pos[path]; got != p {
-			t.Errorf("%s at %v, want %v", path, got, p)
-		}
-	}
-}
-
 // Every example scenario reads without errors, and the small ones run.
 func TestExamples(t *testing.T) {
 	files, err := filepath.Glob("../../examples/sim/*.toml")
@@ -260,7 +224,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		sc, err := Parse("fuzz.toml", text)
 		if err != nil {
-			var e *Error
+			var e *tomlstrict.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error without a position: %v", err)
 			}
@@ -269,6 +233,5 @@ func FuzzParse(f *testing.F) {
 		if len(sc.Setups) == 0 {
 			t.Fatal("a scenario without setups")
 		}
-		keyPositions(text)
 	})
 }

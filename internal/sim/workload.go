@@ -53,37 +53,37 @@ func readJobFile(path, typeAttr, sizeAttr string) ([]fileJob, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: job ad %d: %w", path, n, err)
 		}
-		j := fileJob{ad: ad, owner: adString(ad, attr.Owner, "sim")}
+		j := fileJob{ad: ad, owner: classad.EvalStringOr(ad, attr.Owner, "sim")}
 		where := func() string {
-			c, p := adNumber(ad, attr.ClusterID, -1), adNumber(ad, attr.ProcID, -1)
+			c, p := classad.EvalNumberOr(ad, attr.ClusterID, -1), classad.EvalNumberOr(ad, attr.ProcID, -1)
 			if c >= 0 && p >= 0 {
 				return fmt.Sprintf("%s: job %g.%g (ad %d)", path, c, p, n)
 			}
 			return fmt.Sprintf("%s: job ad %d", path, n)
 		}
-		j.work = adNumber(ad, attr.KiteWork, math.NaN())
+		j.work = classad.EvalNumberOr(ad, attr.KiteWork, math.NaN())
 		if math.IsNaN(j.work) {
-			j.work = adNumber(ad, attr.RemoteWallClockTime, math.NaN())
+			j.work = classad.EvalNumberOr(ad, attr.RemoteWallClockTime, math.NaN())
 		}
 		if !(j.work > 0) || math.IsInf(j.work, 0) {
-			if adNumber(ad, attr.JobStatus, 0) == attr.Removed {
+			if classad.EvalNumberOr(ad, attr.JobStatus, 0) == attr.Removed {
 				continue
 			}
 			return nil, fmt.Errorf("%s: no work: want %s or %s, a positive number", where(), attr.KiteWork, attr.RemoteWallClockTime)
 		}
 		usesQDate := false
-		j.arrival = adNumber(ad, attr.KiteArrival, math.NaN())
+		j.arrival = classad.EvalNumberOr(ad, attr.KiteArrival, math.NaN())
 		if math.IsNaN(j.arrival) {
-			j.arrival = adNumber(ad, attr.QDate, math.NaN())
+			j.arrival = classad.EvalNumberOr(ad, attr.QDate, math.NaN())
 			usesQDate = true
 			minQ = math.Min(minQ, j.arrival)
 		}
 		if math.IsNaN(j.arrival) || j.arrival < 0 || math.IsInf(j.arrival, 0) {
 			return nil, fmt.Errorf("%s: no arrival: want %s (seconds from the start) or %s", where(), attr.KiteArrival, attr.QDate)
 		}
-		j.typ = adString(ad, attr.KiteJobType, j.owner)
+		j.typ = classad.EvalStringOr(ad, attr.KiteJobType, j.owner)
 		if typeAttr != "" {
-			j.typ = adString(ad, typeAttr, "")
+			j.typ = classad.EvalStringOr(ad, typeAttr, "")
 		}
 		if sizeAttr != "" && ad.Index(sizeAttr) < 0 {
 			return nil, fmt.Errorf("%s: no %s (the workload's size_attr)", where(), sizeAttr)
@@ -100,34 +100,6 @@ func readJobFile(path, typeAttr, sizeAttr string) ([]fileJob, error) {
 		}
 	}
 	return out, nil
-}
-
-func adNumber(ad *classad.Ad, name string, def float64) float64 {
-	if ad.Index(name) < 0 {
-		return def
-	}
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return def
-	}
-	if f, ok := v.NumberValue(); ok {
-		return f
-	}
-	return def
-}
-
-func adString(ad *classad.Ad, name, def string) string {
-	if ad.Index(name) < 0 {
-		return def
-	}
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return def
-	}
-	if s, ok := v.StringValue(); ok {
-		return s
-	}
-	return def
 }
 
 // job is one simulated job.

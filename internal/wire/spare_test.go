@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -11,10 +12,11 @@ import (
 // A connection a client opened and never used (net/http keeps such spare
 // connections) does not hold a daemon's stop up for its whole grace.
 func TestServeClosesSpareConnectionsOnStop(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	l := &acceptWatch{Listener: tcp, took: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -25,7 +27,7 @@ func TestServeClosesSpareConnectionsOnStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer spare.Close()
-	time.Sleep(100 * time.Millisecond) // the server has accepted it
+	<-l.took // the server has accepted it
 	start := time.Now()
 	cancel()
 	select {
@@ -39,4 +41,19 @@ func TestServeClosesSpareConnectionsOnStop(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return")
 	}
+}
+
+// acceptWatch is a listener that says when its server has taken the first
+// connection in: the server asks for the next one only after that.
+type acceptWatch struct {
+	net.Listener
+	calls atomic.Int32
+	took  chan struct{}
+}
+
+func (l *acceptWatch) Accept() (net.Conn, error) {
+	if l.calls.Add(1) == 2 {
+		close(l.took)
+	}
+	return l.Listener.Accept()
 }

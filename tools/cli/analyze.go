@@ -103,7 +103,7 @@ func analyzeAds(ctx context.Context, g *globals, w io.Writer, jobs []*classad.Ad
 // printAnalysis writes one job's analysis.
 func printAnalysis(w io.Writer, job *classad.Ad, r *analyze.Report) error {
 	var b strings.Builder
-	status := attr.StatusLetter(intOf(job, attr.JobStatus))
+	status := attr.StatusLetter(classad.EvalIntOr(job, attr.JobStatus, 0))
 	fmt.Fprintf(&b, "Job %s (%s), status %s\n\n", jobID(job), str(job, attr.Owner), status)
 	fmt.Fprintf(&b, "Of %d slots in the pool:\n", r.Slots)
 	fmt.Fprintf(&b, "  %6d are rejected by the job's Requirements\n", r.RejectedByJob)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/internal/userlog"
 )
 
 // logProgress follows the jobs of a job event log for kite wait

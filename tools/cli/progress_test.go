@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/internal/userlog"
 )
 
 var t0 = time.Unix(1790000000, 0)

@@ -130,19 +130,8 @@ func streamAds(ctx context.Context, c *wire.Client, path string, q any, each fun
 
 // jobID returns an ad's "cluster.proc".
 func jobID(ad *classad.Ad) string {
-	return strconv.FormatInt(intOf(ad, attr.ClusterID), 10) + "." + strconv.FormatInt(intOf(ad, attr.ProcID), 10)
-}
-
-// intOf evaluates an integer attribute (0 when it is not one).
-func intOf(ad *classad.Ad, name string) int64 {
-	v, _ := classad.EvalAttr(ad, name, nil)
-	if i, ok := v.IntValue(); ok {
-		return i
-	}
-	if f, ok := v.NumberValue(); ok {
-		return int64(f)
-	}
-	return 0
+	cluster, proc := classad.EvalIntOr(ad, attr.ClusterID, 0), classad.EvalIntOr(ad, attr.ProcID, 0)
+	return strconv.FormatInt(cluster, 10) + "." + strconv.FormatInt(proc, 10)
 }
 
 // isJobID reports whether an argument names a cluster or job rather than

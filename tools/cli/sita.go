@@ -864,10 +864,10 @@ func (o *sitaLoadsOptions) slotIntervals(ctx context.Context) (map[string]int, e
 	}
 	out := map[string]int{}
 	for _, ad := range ads {
-		if n := intOf(ad, sita.AttrIntervals); n != int64(o.n) {
+		if n := classad.EvalIntOr(ad, sita.AttrIntervals, 0); n != int64(o.n) {
 			continue
 		}
-		out[strings.ToLower(str(ad, attr.Name))] = int(intOf(ad, sita.AttrInterval))
+		out[strings.ToLower(str(ad, attr.Name))] = int(classad.EvalIntOr(ad, sita.AttrInterval, 0))
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/master"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
@@ -467,7 +468,7 @@ func failingDaemon(ctx context.Context, col *wire.Client, dir string) error {
 	for _, ad := range ads {
 		for _, kind := range []string{"collector", "negotiator", "schedd", "startd"} {
 			prefix := strings.ToUpper(kind[:1]) + kind[1:]
-			if str(ad, prefix+"State") == wire.DaemonBackoff && intOf(ad, prefix+"Restarts") >= 1 {
+			if str(ad, prefix+"State") == wire.DaemonBackoff && classad.EvalIntOr(ad, prefix+"Restarts", 0) >= 1 {
 				log := filepath.Join(dir, "state", "log", kind+".log")
 				return fmt.Errorf("the %s keeps stopping: %s (its log: %s)", kind, lastLine(log), log)
 			}

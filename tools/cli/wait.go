@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kite-sched/kite/daemons/schedd/userlog"
+	"github.com/kite-sched/kite/internal/userlog"
 )
 
 type waitOptions struct {

@@ -7,44 +7,17 @@ import (
 )
 
 // str evaluates an attribute of an ad to a string ("" if it is not one).
-func str(ad *classad.Ad, name string) string {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return ""
-	}
-	s, _ := v.StringValue()
-	return s
-}
+func str(ad *classad.Ad, name string) string { return classad.EvalStringOr(ad, name, "") }
 
 // num evaluates an attribute of an ad to a number (0 if it is not one).
-func num(ad *classad.Ad, name string) float64 {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return 0
-	}
-	x, _ := v.NumberValue()
-	return x
-}
+func num(ad *classad.Ad, name string) float64 { return classad.EvalNumberOr(ad, name, 0) }
 
 // numOK evaluates an attribute to a number and says whether it is one.
-func numOK(ad *classad.Ad, name string) (float64, bool) {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return 0, false
-	}
-	return v.NumberValue()
-}
+func numOK(ad *classad.Ad, name string) (float64, bool) { return classad.EvalNumber(ad, name) }
 
 // boolean evaluates an attribute of an ad to a boolean (false if it is
 // not one).
-func boolean(ad *classad.Ad, name string) bool {
-	v, err := classad.EvalAttr(ad, name, nil)
-	if err != nil {
-		return false
-	}
-	b, ok := v.BoolValue()
-	return ok && b
-}
+func boolean(ad *classad.Ad, name string) bool { return classad.EvalBoolOr(ad, name, false) }
 
 // MachineOf names the machine a slot ad belongs to: its Machine
 // attribute, else what follows the @ of its name.

@@ -72,6 +72,54 @@ func (v *View) Lookup(name string) (ast.Expr, bool) {
 	return v.Cluster.Lookup(name)
 }
 
+// String returns the job's attribute called name when it is a string
+// literal, else "". The job's literal attributes are what the schedd
+// reads of it without evaluating (an attribute written as an expression
+// is the user's, for the matchmaker and the startd to evaluate).
+func (v *View) String(name string) string {
+	if l, ok := v.literal(name); ok && l.Kind == ast.StringLit {
+		return l.Str
+	}
+	return ""
+}
+
+// Int returns the job's attribute called name when it is a number
+// literal (a real truncated), else def.
+func (v *View) Int(name string, def int64) int64 {
+	if l, ok := v.literal(name); ok {
+		switch l.Kind {
+		case ast.IntLit:
+			return l.Int
+		case ast.RealLit:
+			return int64(l.Real)
+		}
+	}
+	return def
+}
+
+// Real returns the job's attribute called name when it is a number
+// literal, else 0.
+func (v *View) Real(name string) float64 {
+	if l, ok := v.literal(name); ok {
+		switch l.Kind {
+		case ast.IntLit:
+			return float64(l.Int)
+		case ast.RealLit:
+			return l.Real
+		}
+	}
+	return 0
+}
+
+func (v *View) literal(name string) (*ast.Literal, bool) {
+	e, ok := v.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	l, isLit := e.(*ast.Literal)
+	return l, isLit
+}
+
 // deleted reports whether a job's own value hides its cluster's: a job
 // whose attribute was deleted holds it as the literal undefined, which
 // reads as absent.

@@ -1,6 +1,7 @@
 // Package slots is the startd's model of its slots: how the machine is
-// divided (static slots, partitionable slots carved into dynamic ones),
-// and each slot's state and activity with HTCondor's transitions.
+// divided (static slots, partitionable slots carved into dynamic ones as
+// internal/fit sizes them), and each slot's state and activity with
+// HTCondor's transitions.
 //
 //	Owner/Idle ⇄ Unclaimed/Idle ⇄ Unclaimed/Benchmarking
 //	     │             │ └──▶ Matched/Idle ──┐

@@ -46,7 +46,7 @@ func Layout(machine Resources, types []Type, now time.Time) ([]*Slot, error) {
 	i := 0
 	for _, t := range types {
 		for range t.Count {
-			size := Resources{sizes[i][0], sizes[i][1], sizes[i][2]}
+			size := Resources{Cpus: sizes[i][0], Memory: sizes[i][1], Disk: sizes[i][2]}
 			i++
 			if size.Cpus < 1 || size.Memory < 1 {
 				return nil, fmt.Errorf("slot%d (type %s) would get %s: each slot needs a cpu and some memory", i, t.Name, size)

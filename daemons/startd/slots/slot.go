@@ -3,6 +3,8 @@ package slots
 import (
 	"fmt"
 	"time"
+
+	"github.com/kite-sched/kite/internal/fit"
 )
 
 // Kind says how a slot holds its resources.
@@ -28,32 +30,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", k)
 }
 
-// Resources are amounts of what a slot offers.
-type Resources struct {
-	Cpus   int64 // cores
-	Memory int64 // MiB
-	Disk   int64 // KiB
-}
-
-// Fits reports whether r is at most have in every resource.
-func (r Resources) Fits(have Resources) bool {
-	return r.Cpus <= have.Cpus && r.Memory <= have.Memory && r.Disk <= have.Disk
-}
-
-// Add returns r + o.
-func (r Resources) Add(o Resources) Resources {
-	return Resources{r.Cpus + o.Cpus, r.Memory + o.Memory, r.Disk + o.Disk}
-}
-
-// Sub returns r - o.
-func (r Resources) Sub(o Resources) Resources {
-	return Resources{r.Cpus - o.Cpus, r.Memory - o.Memory, r.Disk - o.Disk}
-}
-
-// String describes the amounts with their units.
-func (r Resources) String() string {
-	return fmt.Sprintf("%d cpus, %d MiB memory, %d KiB disk", r.Cpus, r.Memory, r.Disk)
-}
+// Resources are amounts of what a slot offers: the fit package's, whose
+// rule sizes the dynamic slots.
+type Resources = fit.Resources
 
 // Slot is one slot: its size, its state and activity with the times
 // they began, and for a partitionable slot what is left to carve.
@@ -116,8 +95,9 @@ func (s *Slot) Apply(e Event, now time.Time) error {
 	return nil
 }
 
-// Carve makes a dynamic slot of req from a partitionable slot, in
-// Claimed/Idle. It fails when s is not partitionable or req does not fit
+// Carve makes a dynamic slot for the request req from a partitionable
+// slot, in Claimed/Idle, sized by fit.Carve: req rounded up when that
+// still fits. It fails when s is not partitionable or req does not fit
 // what is left.
 func (s *Slot) Carve(req Resources, now time.Time) (*Slot, error) {
 	if s.Kind != Partitionable {
@@ -126,12 +106,13 @@ func (s *Slot) Carve(req Resources, now time.Time) (*Slot, error) {
 	if req.Cpus < 1 || req.Memory < 1 || req.Disk < 0 {
 		return nil, fmt.Errorf("a dynamic slot needs at least 1 cpu and 1 MiB (asked: %s)", req)
 	}
-	if !req.Fits(s.Free) {
+	size, ok := fit.Carve(req, s.Free)
+	if !ok {
 		return nil, fmt.Errorf("%s has %s left; the job asks for %s", s.Name(), s.Free, req)
 	}
 	s.nextSub++
-	s.Free = s.Free.Sub(req)
-	d := New(s.ID, Dynamic, req, s.User, now)
+	s.Free = s.Free.Sub(size)
+	d := New(s.ID, Dynamic, size, s.User, now)
 	d.Sub, d.Parent = s.nextSub, s
 	d.status = Status{Claimed, Idle}
 	return d, nil

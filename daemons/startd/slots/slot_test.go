@@ -65,15 +65,16 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-// A partitionable slot is carved into dynamic slots numbered in order;
-// what they use is gone from the partitionable slot until they end.
+// A partitionable slot is carved into dynamic slots numbered in order,
+// each request rounded up to whole quanta (disk 1000 KiB makes 1024); what
+// they use is gone from the partitionable slot until they end.
 func TestCarveAndRelease(t *testing.T) {
-	p := New(1, Partitionable, Resources{4, 8192, 100000}, "nobody", t0)
-	d1, err := p.Carve(Resources{1, 1024, 1000}, t0.Add(time.Second))
+	p := New(1, Partitionable, Resources{Cpus: 4, Memory: 8192, Disk: 100000}, "nobody", t0)
+	d1, err := p.Carve(Resources{Cpus: 1, Memory: 1024, Disk: 1000}, t0.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, err := p.Carve(Resources{2, 4096, 1000}, t0.Add(2*time.Second))
+	d2, err := p.Carve(Resources{Cpus: 2, Memory: 4096, Disk: 1000}, t0.Add(2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,24 +84,27 @@ func TestCarveAndRelease(t *testing.T) {
 	if d1.Status() != (Status{Claimed, Idle}) || !d1.EnteredState().Equal(t0.Add(time.Second)) {
 		t.Errorf("a new dynamic slot is %s since %v", d1.Status(), d1.EnteredState())
 	}
-	if p.Free != (Resources{1, 3072, 98000}) {
+	if d1.Size != (Resources{Cpus: 1, Memory: 1024, Disk: 1024}) {
+		t.Errorf("the first dynamic slot has %s", d1.Size)
+	}
+	if p.Free != (Resources{Cpus: 1, Memory: 3072, Disk: 97952}) {
 		t.Errorf("left: %s", p.Free)
 	}
-	if _, err := p.Carve(Resources{2, 1024, 0}, t0); err == nil || !strings.Contains(err.Error(), "slot1 has 1 cpus, 3072 MiB memory, 98000 KiB disk left; the job asks for 2 cpus") {
+	if _, err := p.Carve(Resources{Cpus: 2, Memory: 1024, Disk: 0}, t0); err == nil || !strings.Contains(err.Error(), "slot1 has 1 cpus, 3072 MiB memory, 97952 KiB disk left; the job asks for 2 cpus") {
 		t.Errorf("over-asking: %v", err)
 	}
-	if _, err := d1.Carve(Resources{1, 1, 0}, t0); err == nil {
+	if _, err := d1.Carve(Resources{Cpus: 1, Memory: 1, Disk: 0}, t0); err == nil {
 		t.Error("a dynamic slot was carved")
 	}
-	if _, err := p.Carve(Resources{0, 1, 0}, t0); err == nil {
+	if _, err := p.Carve(Resources{Cpus: 0, Memory: 1, Disk: 0}, t0); err == nil {
 		t.Error("a dynamic slot without a cpu was carved")
 	}
 	d1.Release()
 	d1.Release() // twice is harmless
-	if p.Free != (Resources{2, 4096, 99000}) {
+	if p.Free != (Resources{Cpus: 2, Memory: 4096, Disk: 98976}) {
 		t.Errorf("after release: %s", p.Free)
 	}
-	d3, _ := p.Carve(Resources{1, 1, 0}, t0)
+	d3, _ := p.Carve(Resources{Cpus: 1, Memory: 1, Disk: 0}, t0)
 	if d3.Name() != "slot1_3" {
 		t.Errorf("numbers are not reused: %s", d3.Name())
 	}

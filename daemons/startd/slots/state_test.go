@@ -146,7 +146,7 @@ func TestTransitionsGolden(t *testing.T) {
 // Apply keeps the time the state and the activity began.
 func TestApplyTimestamps(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	s := New(1, Static, Resources{1, 1024, 1 << 20}, "nobody", t0)
+	s := New(1, Static, Resources{Cpus: 1, Memory: 1024, Disk: 1 << 20}, "nobody", t0)
 	steps := []struct {
 		event         Event
 		at            int64

@@ -19,9 +19,9 @@ import (
 // Args (V1).
 func arguments(ad *classad.Ad) ([]string, error) {
 	if _, ok := ad.Lookup(attr.Arguments); ok {
-		return envargs.SplitArgsV2(stringAttr(ad, attr.Arguments))
+		return envargs.SplitArgsV2(classad.EvalStringOr(ad, attr.Arguments, ""))
 	}
-	return envargs.SplitArgsV1(stringAttr(ad, attr.Args)), nil
+	return envargs.SplitArgsV1(classad.EvalStringOr(ad, attr.Args, "")), nil
 }
 
 // environment returns the job's environment: Environment (V2) when set,
@@ -32,9 +32,9 @@ func (s *Starter) environment(sandboxDir, iwd string) ([]string, error) {
 	env := &envargs.Env{}
 	var err error
 	if _, ok := ad.Lookup(attr.Environment); ok {
-		err = env.MergeV2(stringAttr(ad, attr.Environment))
+		err = env.MergeV2(classad.EvalStringOr(ad, attr.Environment, ""))
 	} else {
-		err = env.MergeV1Auto(stringAttr(ad, "Env"))
+		err = env.MergeV1Auto(classad.EvalStringOr(ad, "Env", ""))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the job's environment: %w", err)
@@ -91,7 +91,7 @@ func (s *Starter) command(p *plan, stdio [3]*os.File) (*exec.Cmd, error) {
 
 // killSignal is the job's soft kill signal (KillSig), SIGTERM by default.
 func killSignal(ad *classad.Ad) syscall.Signal {
-	name := strings.ToUpper(strings.TrimPrefix(strings.ToUpper(stringAttr(ad, "KillSig")), "SIG"))
+	name := strings.ToUpper(strings.TrimPrefix(strings.ToUpper(classad.EvalStringOr(ad, "KillSig", "")), "SIG"))
 	if n, err := strconv.Atoi(name); err == nil && n > 0 && n < 65 {
 		return syscall.Signal(n)
 	}

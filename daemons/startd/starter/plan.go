@@ -64,7 +64,7 @@ func planFiles(ad *classad.Ad) (*plan, error) {
 	if err := p.executable(ad); err != nil {
 		return nil, err
 	}
-	for _, name := range splitList(stringAttr(ad, attr.TransferInput)) {
+	for _, name := range splitList(classad.EvalStringOr(ad, attr.TransferInput, "")) {
 		if err := p.addInput(name); err != nil {
 			return nil, &planError{true, err}
 		}
@@ -74,7 +74,7 @@ func planFiles(ad *classad.Ad) (*plan, error) {
 	}
 	if list, ok := ad.Lookup(attr.TransferOutput); ok && list != nil {
 		p.explicit = true
-		for _, name := range splitList(stringAttr(ad, attr.TransferOutput)) {
+		for _, name := range splitList(classad.EvalStringOr(ad, attr.TransferOutput, "")) {
 			if err := sandbox.CheckName(name); err != nil {
 				return nil, &planError{false, err}
 			}
@@ -87,11 +87,11 @@ func planFiles(ad *classad.Ad) (*plan, error) {
 // executable reads Cmd: sent with the job unless TransferExecutable is
 // false, when it must be an absolute path on this machine.
 func (p *plan) executable(ad *classad.Ad) error {
-	cmd := stringAttr(ad, attr.Cmd)
+	cmd := classad.EvalStringOr(ad, attr.Cmd, "")
 	if cmd == "" {
 		return errNoExecutable
 	}
-	if !boolAttr(ad, "TransferExecutable", true) {
+	if !classad.EvalBoolOr(ad, "TransferExecutable", true) {
 		if !path.IsAbs(cmd) {
 			return fmt.Errorf("executable %q is not sent with the job and is not an absolute path", cmd)
 		}
@@ -133,12 +133,12 @@ func (p *plan) addInput(name string) error {
 
 // standardFiles reads In, Out and Err.
 func (p *plan) standardFiles(ad *classad.Ad) error {
-	if in := stringAttr(ad, attr.In); in != "" && in != nullFile {
+	if in := classad.EvalStringOr(ad, attr.In, ""); in != "" && in != nullFile {
 		if err := sandbox.CheckName(in); err != nil {
 			return &planError{true, err}
 		}
 		p.stdin = path.Base(in)
-		if boolAttr(ad, "TransferIn", true) {
+		if classad.EvalBoolOr(ad, "TransferIn", true) {
 			if err := p.addInput(in); err != nil {
 				return &planError{true, err}
 			}
@@ -148,7 +148,7 @@ func (p *plan) standardFiles(ad *classad.Ad) error {
 		name string
 		dst  *string
 	}{{attr.Out, &p.stdout}, {attr.Err, &p.stderr}} {
-		if v := stringAttr(ad, std.name); v != "" && v != nullFile {
+		if v := classad.EvalStringOr(ad, std.name, ""); v != "" && v != nullFile {
 			if err := sandbox.CheckName(v); err != nil {
 				return &planError{false, err}
 			}
@@ -162,26 +162,4 @@ func (p *plan) standardFiles(ad *classad.Ad) error {
 // space.
 func splitList(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
-}
-
-// stringAttr evaluates a string attribute of the job ("" if not one).
-func stringAttr(ad *classad.Ad, name string) string {
-	s, _ := classad.EvalString(ad, name)
-	return s
-}
-
-// boolAttr evaluates a boolean attribute, def when it is not one.
-func boolAttr(ad *classad.Ad, name string, def bool) bool {
-	if b, ok := classad.EvalBool(ad, name); ok {
-		return b
-	}
-	return def
-}
-
-// intAttr evaluates an integer attribute, def when it is not a number.
-func intAttr(ad *classad.Ad, name string, def int64) int64 {
-	if f, ok := classad.EvalNumber(ad, name); ok {
-		return int64(f)
-	}
-	return def
 }

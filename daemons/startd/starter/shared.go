@@ -28,20 +28,20 @@ import (
 // sharedFS reports whether the job runs on the submitter's file system.
 func (s *Starter) sharedFS() bool {
 	ad := s.job.Ad
-	if s.cfg.User != nil && !s.cfg.User.Owner || intAttr(ad, attr.KiteReplicas, 0) > 0 {
+	if s.cfg.User != nil && !s.cfg.User.Owner || classad.EvalIntOr(ad, attr.KiteReplicas, 0) > 0 {
 		return false
 	}
-	iwd := stringAttr(ad, attr.Iwd)
+	iwd := classad.EvalStringOr(ad, attr.Iwd, "")
 	if !filepath.IsAbs(iwd) {
 		return false
 	}
-	switch strings.ToUpper(stringAttr(ad, attr.ShouldTransferFiles)) {
+	switch strings.ToUpper(classad.EvalStringOr(ad, attr.ShouldTransferFiles, "")) {
 	case "NO":
 		return true
 	case "IF_NEEDED":
-		domain := stringAttr(ad, attr.FileSystemDomain)
+		domain := classad.EvalStringOr(ad, attr.FileSystemDomain, "")
 		return domain != "" && s.cfg.MachineAd != nil &&
-			strings.EqualFold(domain, stringAttr(s.cfg.MachineAd, attr.FileSystemDomain))
+			strings.EqualFold(domain, classad.EvalStringOr(s.cfg.MachineAd, attr.FileSystemDomain, ""))
 	}
 	return false
 }
@@ -49,7 +49,7 @@ func (s *Starter) sharedFS() bool {
 // planShared is the plan of a job on a shared file system: paths are the
 // job's own, relative ones taken from its directory.
 func planShared(ad *classad.Ad) (*plan, error) {
-	iwd := stringAttr(ad, attr.Iwd)
+	iwd := classad.EvalStringOr(ad, attr.Iwd, "")
 	at := func(name string) string {
 		if name == "" || name == nullFile {
 			return ""
@@ -59,11 +59,13 @@ func planShared(ad *classad.Ad) (*plan, error) {
 		}
 		return filepath.Join(iwd, name)
 	}
-	p := &plan{shared: true, dir: iwd, exe: at(stringAttr(ad, attr.Cmd))}
+	p := &plan{shared: true, dir: iwd, exe: at(classad.EvalStringOr(ad, attr.Cmd, ""))}
 	if p.exe == "" {
 		return nil, &planError{true, errNoExecutable}
 	}
-	p.stdin, p.stdout, p.stderr = at(stringAttr(ad, attr.In)), at(stringAttr(ad, attr.Out)), at(stringAttr(ad, attr.Err))
+	p.stdin = at(classad.EvalStringOr(ad, attr.In, ""))
+	p.stdout = at(classad.EvalStringOr(ad, attr.Out, ""))
+	p.stderr = at(classad.EvalStringOr(ad, attr.Err, ""))
 	return p, nil
 }
 

@@ -154,7 +154,7 @@ func TestMemoryExceeded(t *testing.T) {
 	s := run(t, cfg, jobAd(t, `Cmd = "/hog.sh"`))
 	f.next(t)
 	u := f.next(t)
-	if u.Event != wire.EventHeld || u.HoldCode != attr.HoldJobOutOfResources || !strings.Contains(u.Reason, "MiB the job requested (RequestMemory)") {
+	if u.Event != wire.EventHeld || u.HoldCode != attr.HoldJobOutOfResources || !strings.Contains(u.Reason, "MiB (its slot's Memory, from RequestMemory)") {
 		t.Errorf("%+v", u)
 	}
 	if u.PeakMemoryMB <= 64 {

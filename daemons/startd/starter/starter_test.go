@@ -24,7 +24,7 @@ type fakeSchedd struct {
 	mu      sync.Mutex
 	inputs  map[string]string // name in the job ad -> content
 	badSum  map[string]bool   // announce a wrong checksum for these
-	block   bool              // Fetch waits until the starter gives up
+	block   chan string       // non-nil: Fetch names its file here and waits until the starter gives up
 	outputs map[string]string
 	events  chan wire.JobUpdate
 }
@@ -39,7 +39,8 @@ func newFakeSchedd(inputs map[string]string) *fakeSchedd {
 func sum(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
 
 func (f *fakeSchedd) Fetch(ctx context.Context, name string, w io.Writer) (string, error) {
-	if f.block {
+	if f.block != nil {
+		f.block <- name
 		<-ctx.Done()
 		return "", ctx.Err()
 	}
@@ -276,9 +277,11 @@ func TestCannotStart(t *testing.T) {
 // A vacate while inputs arrive stops the transfer; nothing runs.
 func TestVacateBeforeStart(t *testing.T) {
 	f := newFakeSchedd(map[string]string{})
-	f.block = true
+	f.block = make(chan string, 1)
 	s := run(t, testConfig(t, f), jobAd(t, `Cmd = "/j.sh"`))
-	time.Sleep(50 * time.Millisecond)
+	if name := <-f.block; name != "/j.sh" {
+		t.Errorf("the starter fetches %q first, want the executable", name)
+	}
 	s.Vacate("the claim was released", false)
 	if u := f.next(t); u.Event != wire.EventEvicted || u.Reason != "the claim was released" {
 		t.Errorf("%+v", u)

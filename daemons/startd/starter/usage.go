@@ -90,10 +90,11 @@ func (s *Starter) kernelLimitsMemory() bool {
 	return s.group != nil && s.cfg.Cgroups.Has("memory")
 }
 
-// memoryReason is the hold reason of a job over its memory request.
-func memoryReason(usedBytes, requestMiB int64) string {
-	return fmt.Sprintf("memory use of %d MiB went over the %d MiB the job requested (RequestMemory); resubmit it with a larger request_memory",
-		ceilMiB(usedBytes), requestMiB)
+// memoryReason is the hold reason of a job over its slot's memory: the
+// request, rounded up to the partitionable slot's quantum (internal/fit).
+func memoryReason(usedBytes, slotMiB int64) string {
+	return fmt.Sprintf("memory use of %d MiB went over the job's limit of %d MiB (its slot's Memory, from RequestMemory); resubmit it with a larger request_memory",
+		ceilMiB(usedBytes), slotMiB)
 }
 
 // ceilMiB rounds bytes up to MiB.
