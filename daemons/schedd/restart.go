@@ -49,19 +49,14 @@ func (s *Server) recover() error {
 		// meanwhile rather than stop and restart in a loop.
 		s.log.Error("the jobs found running stay so until the job queue can be written", "err", err)
 		s.goBackground(func(ctx context.Context) {
-			t := time.NewTicker(s.cfg.requeueRetry)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
+			ctx, done := context.WithCancel(ctx)
+			defer done()
+			every(ctx, s.cfg.requeueRetry, func() {
 				if s.requeueOlds(answered, kept) == nil {
 					s.log.Info("the jobs found running at the restart are requeued")
-					return
+					done()
 				}
-			}
+			})
 		})
 	}
 	return nil
