@@ -224,3 +224,54 @@ func TestMaxJobs(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalInclude includes a file and a command's output with the real
+// file system and shell: the command runs in the submit directory with
+// the submitter's environment.
+func TestLocalInclude(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("KITE_SUBMIT_TEST", "from-env")
+	if err := os.WriteFile(filepath.Join(dir, "common.sub"), []byte("request_memory = 256\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "executable = /bin/true\ninclude : common.sub\n" +
+		"include : echo \"+Where = \\\"`pwd`\\\"\"; echo \"+Env = \\\"$KITE_SUBMIT_TEST\\\"\" |\n"
+	d, warns, err := Parse("job.sub", []byte(src))
+	if err != nil || len(warns) != 0 {
+		t.Fatalf("Parse: %v %v", err, warns)
+	}
+	c, _, err := d.Expand(LocalEnv(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := c.Job(0)
+	for attr, want := range map[string]string{
+		"RequestMemory": "RequestMemory = 256\n",
+		"Where":         `Where = "` + resolved + `"` + "\n",
+		"Env":           `Env = "from-env"` + "\n",
+	} {
+		e, _ := job.Lookup(attr)
+		if got := printAd(oneAttr(attr, e)); got != want && !(attr == "Where" && got == `Where = "`+dir+`"`+"\n") {
+			t.Errorf("%s: got %q, want %q", attr, got, want)
+		}
+	}
+}
+
+// TestDisabledIncludes checks the errors when the Env cannot read files
+// or run commands for an include.
+func TestDisabledIncludes(t *testing.T) {
+	for _, inc := range []string{"include : f.sub", "include : cmd |"} {
+		d, _, err := Parse("j.sub", []byte("executable = /bin/x\n"+inc+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = d.Expand(Env{Dir: "/tmp"})
+		if err == nil || !strings.HasPrefix(err.Error(), "j.sub:2:11: ") || !strings.Contains(err.Error(), "not enabled") {
+			t.Errorf("%s: %v", inc, err)
+		}
+	}
+}

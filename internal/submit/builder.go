@@ -56,7 +56,7 @@ func (b *builder) runStep(i int, s step) error {
 		return err
 	}
 	if b.exp.err != nil {
-		return b.errorf(b.errM, "%v", b.exp.err)
+		return b.x.expansionError(b.exp.err, b.errM, b.stmt.sp.where())
 	}
 	if b.x.slow {
 		b.live = true
@@ -214,7 +214,11 @@ func (b *builder) setExpr(name, text string, m *macro) error {
 	e, err := b.x.parseExpr(text, m)
 	if err != nil {
 		if xe, ok := err.(*Error); ok && xe.Line == 0 {
-			xe.Line = b.stmt.sp.line()
+			at := b.stmt.sp.where()
+			xe.Line = at.Line
+			if at.File != "" {
+				xe.File = at.File
+			}
 		}
 		return err
 	}
@@ -225,11 +229,11 @@ func (b *builder) setExpr(name, text string, m *macro) error {
 // errorf returns an error at the line of definition m (or of the queue
 // statement when m is nil).
 func (b *builder) errorf(m *macro, format string, args ...any) error {
-	line := b.stmt.sp.line()
+	at := b.stmt.sp.where()
 	if m != nil {
-		line = m.sp.line()
+		at = m.sp.where()
 	}
-	return b.x.errorAt(line, 0, format, args...)
+	return b.x.errorPos(at, format, args...)
 }
 
 // boolValue reads a boolean command; def is its value when not given.
@@ -263,9 +267,9 @@ func (b *builder) warnf(m *macro, format string, args ...any) {
 	if !b.tracking {
 		return // every proc would repeat the first proc's warnings
 	}
-	line := b.stmt.sp.line()
+	at := b.stmt.sp.where()
 	if m != nil {
-		line = m.sp.line()
+		at = m.sp.where()
 	}
-	b.x.warn(line, fmt.Sprintf(format, args...))
+	b.x.warn(at, fmt.Sprintf(format, args...))
 }

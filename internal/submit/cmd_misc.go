@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kite-sched/kite/classad/ast"
 )
 
 // valueKind says how a simple command's value becomes an attribute.
@@ -216,11 +218,27 @@ func attrStep(key string) func(b *builder) error {
 	}
 }
 
+// defaultLeaseDuration is JOB_DEFAULT_LEASE_DURATION (param_info.in):
+// the JobLeaseDuration condor_submit gives a job of a universe that can
+// reconnect when the submit file sets none.
+const defaultLeaseDuration = 2400
+
+// reconnectUniverses are the universes whose jobs can reconnect to their
+// execute machine (vanilla, java, parallel, vm).
+var reconnectUniverses = map[int64]bool{5: true, 10: true, 11: true, 13: true}
+
 // stepAuto sets what condor_submit sets last: JobPrio when no priority was
-// given.
+// given, and the default JobLeaseDuration.
 func stepAuto(b *builder) error {
 	if !b.has("JobPrio") {
 		b.setInt("JobPrio", 0)
+	}
+	if !b.has("JobLeaseDuration") {
+		if e, ok := b.attr("JobUniverse"); ok {
+			if l, ok := e.(*ast.Literal); ok && l.Kind == ast.IntLit && reconnectUniverses[l.Int] {
+				b.setInt("JobLeaseDuration", defaultLeaseDuration)
+			}
+		}
 	}
 	return nil
 }

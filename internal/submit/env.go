@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 )
 
 // Env is everything Expand needs from outside the submit file: the
@@ -30,8 +31,8 @@ type Env struct {
 	// Host describes the submit host, for $(ARCH), $(OPSYS) ... and the
 	// default Requirements.
 	Host HostInfo
-	// ReadFile reads the file of `queue ... from file`. Nil: such a queue
-	// statement is an error.
+	// ReadFile reads the file of `queue ... from file` and of `include :
+	// file`. Nil: such statements are errors.
 	ReadFile func(name string) ([]byte, error)
 	// Glob returns the names matching an absolute pattern, as
 	// filepath.Glob does, for `queue ... matching` (whose globs are
@@ -45,11 +46,17 @@ type Env struct {
 	// DiskUsage, TransferInputSizeMB). Nil: no checks, sizes are 0, and
 	// every match counts as a file.
 	Stat func(name string) (fs.FileInfo, error)
-	// RunCommand runs the command of `queue ... from command |` and
-	// returns what it writes to standard output. It is a hook so that
+	// RunCommand runs the command of `queue ... from command |` and of
+	// `include : command |` and returns what it writes to standard output. It is a hook so that
 	// tests need no shell and so that callers decide whether submit files
 	// may run commands at all. Nil: such a queue statement is an error.
 	RunCommand func(command string) ([]byte, error)
+	// Now is the submit time, for $(SUBMIT_TIME), $(YEAR), $(MONTH) and
+	// $(DAY). Nil: the clock.
+	Now func() time.Time
+	// Random returns a random integer in [0, n), for $RANDOM_CHOICE and
+	// $RANDOM_INTEGER. Nil: math/rand.
+	Random func(n int) int
 	// MaxJobs, when positive, is the most jobs the cluster may have: the
 	// schedd's max_jobs_per_submission, which it gives with the cluster
 	// id. A queue statement that would pass it is refused before its jobs
@@ -69,7 +76,7 @@ type HostInfo struct {
 
 // LocalEnv returns an Env for submitting from dir on this host: the
 // process environment, the local file system, and commands run by /bin/sh
-// in dir. Cluster and Owner are left for the caller.
+// in dir with the process environment. Cluster and Owner are left for the caller.
 func LocalEnv(dir string) Env {
 	return Env{
 		Dir:        dir,

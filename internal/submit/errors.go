@@ -71,15 +71,18 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s:%d: %s", w.File, w.Line, w.Msg)
 }
 
-// pos is where a value starts in the submit file. A value continued over
-// several lines keeps one pos per physical piece, so that a column inside
-// the joined value can be mapped back to the file.
+// pos is where a value starts in a submit file (the file itself, or one
+// it includes). A value continued over several lines keeps one pos per
+// physical piece, so that a column inside the joined value can be mapped
+// back to the file.
 type pos struct {
+	File      string // empty in pieces: the span's file applies
 	Line, Col int
 }
 
 // span maps offsets in a logical (joined) value back to file positions.
 type span struct {
+	file   string // the file the value was written in
 	pieces []piece
 }
 
@@ -92,7 +95,7 @@ type piece struct {
 // at returns the file position of byte off of the logical value.
 func (s span) at(off int) pos {
 	if len(s.pieces) == 0 {
-		return pos{}
+		return pos{File: s.file}
 	}
 	p := s.pieces[0]
 	for _, q := range s.pieces[1:] {
@@ -101,15 +104,22 @@ func (s span) at(off int) pos {
 		}
 		p = q
 	}
-	return pos{Line: p.at.Line, Col: p.at.Col + off - p.off}
+	return pos{File: s.file, Line: p.at.Line, Col: p.at.Col + off - p.off}
 }
 
 // line returns the line the value starts on.
 func (s span) line() int { return s.at(0).Line }
 
+// where returns the file and line the value starts on, without a column.
+func (s span) where() pos {
+	p := s.at(0)
+	p.Col = 0
+	return p
+}
+
 // from returns the span of the text that starts at byte off of this one.
 func (s span) from(off int) span {
-	out := span{pieces: []piece{{off: 0, at: s.at(off)}}}
+	out := span{file: s.file, pieces: []piece{{off: 0, at: s.at(off)}}}
 	for _, p := range s.pieces {
 		if p.off > off {
 			out.pieces = append(out.pieces, piece{off: p.off - off, at: p.at})

@@ -40,15 +40,8 @@ func (d *Description) Expand(env Env) (*Cluster, []Warning, error) {
 func (d *Description) expand(env Env, slow bool) (*Cluster, []Warning, error) {
 	x := newExpander(d, &env)
 	x.slow = slow
-	for i := range d.stmts {
-		st := &d.stmts[i]
-		if st.queue == nil {
-			x.defs.define(st.key, st.value, st.sp)
-			continue
-		}
-		if err := x.queue(st); err != nil {
-			return nil, nil, err
-		}
+	if err := x.statements(); err != nil {
+		return nil, nil, err
 	}
 	c := x.cluster()
 	if err := x.sitaFit(c); err != nil {
@@ -68,6 +61,11 @@ type expander struct {
 	groups   []*group
 	nextProc int
 	warnings []Warning
+	// ran is the statements run, in order: those of the file and of the
+	// files it includes, less those in the branches of if statements not
+	// taken.
+	ran    []stmt
+	queued int // queue statements run
 	// maxProcs, when positive, bounds the number of procs (Env.MaxJobs).
 	maxProcs int
 	// slow makes every step dynamic, so that every proc is built from
@@ -99,14 +97,42 @@ func newExpander(d *Description, env *Env) *expander {
 	return x
 }
 
-// errorAt returns an error at a position of the submit file.
-func (x *expander) errorAt(line, col int, format string, args ...any) error {
-	return &Error{File: x.d.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+// errorPos returns an error at a position of the submit file or of a
+// file it includes.
+func (x *expander) errorPos(p pos, format string, args ...any) error {
+	if p.File == "" {
+		p.File = x.d.file
+	}
+	return &Error{File: p.File, Line: p.Line, Col: p.Col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// expansionError places an error expanding the value of m: at the column
+// of the macro function that failed when m's value as written holds it,
+// else at m's line (or at, when m is nil).
+func (x *expander) expansionError(err error, m *macro, at pos) error {
+	if m == nil {
+		return x.errorPos(at, "%v", err)
+	}
+	var fe *funcError
+	if errors.As(err, &fe) && fe.in != "" {
+		if d := x.defs.lookup(strings.ToLower(fe.in)); d != nil {
+			m = d
+		}
+	}
+	if fe != nil && !m.item {
+		if i := strings.Index(m.value, fe.text); i >= 0 {
+			return x.errorPos(m.sp.at(i), "%s: %v", m.name, err)
+		}
+	}
+	return x.errorPos(m.sp.where(), "%v", err)
 }
 
 // warn records a warning.
-func (x *expander) warn(line int, msg string) {
-	w := Warning{File: x.d.file, Line: line, Msg: msg}
+func (x *expander) warn(p pos, msg string) {
+	if p.File == "" {
+		p.File = x.d.file
+	}
+	w := Warning{File: p.File, Line: p.Line, Msg: msg}
 	for _, o := range x.warnings {
 		if o == w {
 			return
@@ -141,7 +167,7 @@ func (x *expander) parseExpr(text string, m *macro) (ast.Expr, error) {
 	}
 	var pe *classad.ParseError
 	if !errors.As(err, &pe) || m == nil {
-		return nil, x.errorAt(0, 0, "%v", err)
+		return nil, x.errorPos(pos{}, "%v", err)
 	}
 	return nil, x.exprError(m, text, pe)
 }
@@ -154,10 +180,10 @@ func (x *expander) exprError(m *macro, text string, pe *classad.ParseError) erro
 	}
 	if pe.Offset <= len(raw) && strings.HasPrefix(text, raw[:pe.Offset]) && len(raw) > 0 {
 		p := m.sp.at(lead + pe.Offset)
-		return x.errorAt(p.Line, p.Col, "%s: %s", m.name, pe.Msg)
+		return x.errorPos(p, "%s: %s", m.name, pe.Msg)
 	}
 	p := m.sp.at(lead)
-	return x.errorAt(p.Line, p.Col, "%s: %s (in %q)", m.name, pe.Msg, text)
+	return x.errorPos(p, "%s: %s (in %q)", m.name, pe.Msg, text)
 }
 
 // evalInt evaluates a constant integer expression, as condor_submit reads

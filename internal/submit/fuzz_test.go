@@ -21,6 +21,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("executable=x\nqueue a,b from (\n1 2\n)\n"))
 	f.Add([]byte("+A @=e\n1\n@e\nexecutable=$(A)\nqueue 2 in [1:] a b c"))
+	f.Add([]byte("include : /bin/sh\nif defined A\nelif $(B)\nelse\nendif\nx=$INT(y,%d)$Fpnx(z)$CHOICE(1,a,b)\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if len(src) > 4096 {
 			return
@@ -52,21 +53,14 @@ func FuzzParse(f *testing.F) {
 func expandLimited(d *Description, env Env, slow bool) (*Cluster, error) {
 	x := newExpander(d, &env)
 	x.slow, x.maxProcs = slow, 200
-	for i := range d.stmts {
-		st := &d.stmts[i]
-		if st.queue == nil {
-			x.defs.define(st.key, st.value, st.sp)
-			continue
-		}
-		if err := x.queue(st); err != nil {
-			return nil, err
-		}
+	if err := x.statements(); err != nil {
+		return nil, err
 	}
 	return x.cluster(), nil
 }
 
 // checkPositioned checks that err is made of *Errors naming a line of the
-// file.
+// file (or of a file it includes).
 func checkPositioned(t *testing.T, err error) {
 	t.Helper()
 	var list ErrorList
@@ -79,7 +73,7 @@ func checkPositioned(t *testing.T, err error) {
 		list = append(list, e)
 	}
 	for _, e := range list {
-		if e.File != "fuzz.sub" || e.Line < 1 {
+		if e.File == "" || e.Line < 1 {
 			t.Fatalf("error without a position: %q", e.Error())
 		}
 	}

@@ -180,6 +180,10 @@ func testEnv(ar *txtar.Archive) Env {
 		Host: HostInfo{Arch: "X86_64", OpSys: "LINUX", OpSysAndVer: "AlmaLinux9",
 			OpSysMajorVer: "9", OpSysVer: "905", FileSystemDomain: "example.org"},
 		ReadFile: fsys.readFile, Glob: fsys.glob, Stat: fsys.stat,
+		// The last choice, always: random functions give the same ads
+		// on the fast and the slow path.
+		Random: func(n int) int { return n - 1 },
+		Now:    func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) },
 	}
 	cmds := map[string][]byte{}
 	for _, f := range ar.Files[1:] {

@@ -72,7 +72,7 @@ func (r *reader) next() (logical, bool) {
 			continue
 		}
 		var b strings.Builder
-		l := logical{sp: span{pieces: []piece{{off: 0, at: pos{n, skip + 1}}}}}
+		l := logical{sp: span{pieces: []piece{{off: 0, at: pos{Line: n, Col: skip + 1}}}}}
 		body = trimSpace(body)
 		more := strings.HasSuffix(body, `\`)
 		b.WriteString(strings.TrimSuffix(body, `\`))
@@ -98,7 +98,7 @@ func (r *reader) continuation(b *strings.Builder, sp *span) bool {
 			continue
 		}
 		body = trimSpace(body)
-		sp.pieces = append(sp.pieces, piece{off: b.Len(), at: pos{n, skip + 1}})
+		sp.pieces = append(sp.pieces, piece{off: b.Len(), at: pos{Line: n, Col: skip + 1}})
 		more := strings.HasSuffix(body, `\`)
 		b.WriteString(strings.TrimSuffix(body, `\`))
 		return more

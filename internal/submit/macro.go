@@ -80,7 +80,7 @@ func replaceSelf(value, key, prev string) string {
 // $$(name) (kept for run time), or $FN(args) for a function such as ENV.
 type ref struct {
 	dollars int    // 1 for $(...), 2 for $$(...)
-	fn      string // upper-cased function name, "" for a plain reference
+	fn      string // function name (case matters), "" for a plain reference
 	name    string // the name, or the function's argument text
 	def     string // the default after ':'
 	hasDef  bool
@@ -106,7 +106,7 @@ func parseRef(s string, i int) (ref, bool) {
 	if r.dollars == 2 && k > j {
 		return r, false
 	}
-	r.fn = strings.ToUpper(s[j:k])
+	r.fn = s[j:k]
 	if k >= len(s) || s[k] != '(' {
 		return r, false
 	}
@@ -173,8 +173,23 @@ func references(s string, f func(name string)) {
 			references(r.def, f)
 		} else if r.fn != "" {
 			references(r.name, f)
+			funcArgNames(r, f)
 		}
 		i = r.end - 1
+	}
+}
+
+// funcArgNames calls f with the arguments of a macro function that are
+// macro names: $INT(X), $SUBSTR(Name, 2) and the like read the macro
+// they name.
+func funcArgNames(r ref, f func(name string)) {
+	if r.fn == "ENV" || lookupFunc(r.fn) == nil {
+		return
+	}
+	for _, a := range strings.Split(r.name, ",") {
+		if a = trimSpace(a); validKey(a) && isNameStart(a[0]) {
+			f(a)
+		}
 	}
 }
 

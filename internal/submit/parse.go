@@ -10,16 +10,32 @@ import (
 type Description struct {
 	file  string
 	stmts []stmt
+	// lines is the number of lines of the file, for the queue statement a
+	// file without one implies at its end.
+	lines int
+	// includes says the file has include statements: which names are
+	// used as macros is known only once they are read, so unknown names
+	// are warned about by Expand rather than Parse.
+	includes bool
 }
 
 // stmt is one statement: `name = value` (every command is also a macro
-// definition) or a queue statement.
+// definition), a queue statement, or a control statement (if, elif,
+// else, endif, include, error, warning).
 type stmt struct {
-	key   string // the name; +Attr is written MY.Attr
-	value string
+	key   string     // the name; +Attr is written MY.Attr
+	value string     // the value, or a control statement's argument
 	sp    span       // where the value (or the queue arguments) starts
 	queue *queueStmt // non-nil for a queue statement
+	ctl   *control   // non-nil for a control statement
+	// bad holds the errors of a line inside an if statement: they count
+	// only if the line is read, as condor_submit skips the lines of the
+	// branches it does not take (which may use syntax of a later version).
+	bad ErrorList
 }
+
+// isDef reports whether st is a `name = value` line.
+func (st *stmt) isDef() bool { return st.queue == nil && st.ctl == nil && st.bad == nil }
 
 // queueStmt is a queue statement as written.
 type queueStmt struct {
@@ -38,11 +54,26 @@ func (d *Description) File() string { return d.file }
 
 // Parse reads a submit description file. name is the file's name, used in
 // errors and warnings and for $(SUBMIT_FILE). Commands Kite does not know
-// give warnings; syntax errors give an ErrorList naming file and line, and
-// no description.
+// give warnings (from Expand instead when the file has include
+// statements); syntax errors give an ErrorList naming file and line (and
+// column where known), and no description. Errors on lines inside an if
+// statement are reported by Expand, and only if it takes their branch.
 func Parse(name string, src []byte) (*Description, []Warning, error) {
+	d, err := parseFile(name, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.includes {
+		return d, nil, nil
+	}
+	return d, unknownNames(d.stmts), nil
+}
+
+// parseFile is Parse without the warnings about unknown names, which need
+// every file of the submit to be read.
+func parseFile(name string, src []byte) (*Description, error) {
 	if err := checkUTF8(name, src); err != nil {
-		return nil, nil, ErrorList{err}
+		return nil, ErrorList{err}
 	}
 	p := &parser{d: &Description{file: name}, r: reader{src: string(src)}}
 	for len(p.errs) < maxErrors {
@@ -50,33 +81,46 @@ func Parse(name string, src []byte) (*Description, []Warning, error) {
 		if !ok {
 			break
 		}
-		p.statement(l)
+		l.sp.file = name
+		p.statementIn(l)
 	}
-	if p.queues == 0 && len(p.errs) == 0 {
-		p.errorf(max(p.r.line, 1), "no queue statement: the file submits no jobs")
-	}
+	p.d.lines = max(p.r.line, 1)
+	p.unclosedIfs()
 	if len(p.errs) > 0 {
-		return nil, p.warnings, p.errs
+		return nil, p.errs
 	}
-	p.warnUnknown()
-	return p.d, p.warnings, nil
+	return p.d, nil
 }
 
 // parser holds the state of one Parse.
 type parser struct {
-	d        *Description
-	r        reader
-	errs     ErrorList
-	warnings []Warning
-	queues   int
+	d    *Description
+	r    reader
+	errs ErrorList
+	ifs  []openIf // the if statements not yet closed, innermost last
 }
 
 func (p *parser) errorf(line int, format string, args ...any) {
 	p.errs = append(p.errs, &Error{File: p.d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (p *parser) warnf(line int, format string, args ...any) {
-	p.warnings = append(p.warnings, Warning{File: p.d.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+// errorAt records an error at a line and column.
+func (p *parser) errorAt(at pos, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.d.file, Line: at.Line, Col: at.Col, Msg: fmt.Sprintf(format, args...)})
+}
+
+// statementIn parses one logical line; inside an if statement, the
+// line's errors are kept for Expand, which reports them if it reads the
+// line.
+func (p *parser) statementIn(l logical) {
+	word, n := firstWord(l.text), len(p.errs)
+	p.statement(l)
+	if len(p.ifs) == 0 || len(p.errs) == n || condWords[word] {
+		return
+	}
+	bad := append(ErrorList(nil), p.errs[n:]...)
+	p.errs = p.errs[:n]
+	p.d.stmts = append(p.d.stmts, stmt{sp: l.sp, bad: bad})
 }
 
 // statement parses one logical line.
@@ -86,8 +130,8 @@ func (p *parser) statement(l logical) {
 		p.queue(l, args)
 		return
 	}
-	if word := firstWord(l.text); unsupportedStatements[word] != "" {
-		p.errorf(line, "%s", unsupportedStatements[word])
+	if word := firstWord(l.text); controlWords[word] {
+		p.control(l, word)
 		return
 	}
 	eq := strings.IndexByte(l.text, '=')
@@ -102,17 +146,6 @@ func (p *parser) statement(l logical) {
 	}
 	value, skip := trimLeft(l.text[eq+1:])
 	p.assign(key, value, l.sp.from(eq+1+skip), line)
-}
-
-// unsupportedStatements are submit-language statements Kite rejects.
-var unsupportedStatements = map[string]string{
-	"include": "include statements are not supported",
-	"if":      "if/elif/else/endif are not supported",
-	"elif":    "if/elif/else/endif are not supported",
-	"else":    "if/elif/else/endif are not supported",
-	"endif":   "if/elif/else/endif are not supported",
-	"error":   "error statements are not supported",
-	"warning": "warning statements are not supported",
 }
 
 // firstWord returns the first word of a statement that is not an
@@ -152,6 +185,7 @@ func (p *parser) assign(key, value string, sp span, line int) {
 			return
 		}
 	}
+	sp.file = p.d.file
 	p.d.stmts = append(p.d.stmts, stmt{key: key, value: value, sp: sp})
 }
 
@@ -198,11 +232,11 @@ func (p *parser) multiLine(key, tag string, l logical) {
 		if len(sp.pieces) > 0 {
 			b.WriteByte('\n')
 		}
-		sp.pieces = append(sp.pieces, piece{off: b.Len(), at: pos{n, 1}})
+		sp.pieces = append(sp.pieces, piece{off: b.Len(), at: pos{Line: n, Col: 1}})
 		b.WriteString(text)
 	}
 	if len(sp.pieces) == 0 {
-		sp.pieces = []piece{{off: 0, at: pos{start, 1}}}
+		sp.pieces = []piece{{off: 0, at: pos{Line: start, Col: 1}}}
 	}
 	p.assign(key, b.String(), sp, start)
 }
@@ -221,7 +255,6 @@ func queueArgsOf(s string) (string, bool) {
 // queue records a queue statement, reading the lines of an item list that
 // spans lines.
 func (p *parser) queue(l logical, args string) {
-	p.queues++
 	line := l.sp.line()
 	st := stmt{key: "queue", sp: l.sp, queue: &queueStmt{args: args}}
 	q, err := parseQueueArgs(args)
@@ -260,11 +293,11 @@ func (p *parser) itemLines() ([]itemLine, bool) {
 	}
 }
 
-// warnUnknown warns about names that are neither commands nor used as
+// unknownNames warns about names that are neither commands nor used as
 // macros, as condor_submit warns about unused lines.
-func (p *parser) warnUnknown() {
+func unknownNames(stmts []stmt) []Warning {
 	used := map[string]bool{}
-	for _, st := range p.d.stmts {
+	for _, st := range stmts {
 		text := st.value
 		if st.queue != nil {
 			text = st.queue.args
@@ -272,30 +305,30 @@ func (p *parser) warnUnknown() {
 		references(text, func(name string) { used[strings.ToLower(name)] = true })
 	}
 	seen := map[string]bool{}
-	for _, st := range p.d.stmts {
+	var warns []Warning
+	for _, st := range stmts {
 		key := strings.ToLower(st.key)
-		if st.queue != nil || seen[key] || used[key] || knownCommands[key] ||
+		if !st.isDef() || seen[key] || used[key] || knownCommands[key] ||
 			strings.Contains(key, ".") || isCustomRequest(key) {
 			continue
 		}
 		seen[key] = true
-		p.warnKey(st.key, key, st.sp.line())
+		at := st.sp.where()
+		warns = append(warns, Warning{File: at.File, Line: at.Line, Msg: unknownKey(st.key, key)})
 	}
+	return warns
 }
 
-// warnKey warns about one unknown or ignored name.
-func (p *parser) warnKey(name, key string, line int) {
+// unknownKey says what is wrong with one unknown or ignored name.
+func unknownKey(name, key string) string {
 	if reason, ok := ignoredCommands[key]; ok {
 		if reason == "" {
 			reason = "Kite ignores it"
 		}
-		p.warnf(line, "%s is not supported: %s", name, reason)
-		return
+		return name + " is not supported: " + reason
 	}
-	switch key {
-	case "request_cpu":
-		p.warnf(line, "request_cpu is not a submit command; did you mean request_cpus?")
-	default:
-		p.warnf(line, "unknown command %s, and no macro uses it: is it a typo?", name)
+	if key == "request_cpu" {
+		return "request_cpu is not a submit command; did you mean request_cpus?"
 	}
+	return "unknown command " + name + ", and no macro uses it: is it a typo?"
 }

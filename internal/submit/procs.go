@@ -30,7 +30,7 @@ func (x *expander) queue(st *stmt) error {
 	b := &builder{x: x, stmt: st, cache: map[string]cached{}, exp: expansion{sc: x.sc}}
 	b.nprocs = count * selectedCount(q.slice, len(items))
 	if x.maxProcs > 0 && x.nextProc+b.nprocs > x.maxProcs {
-		return x.errorAt(st.sp.line(), 0, "too many jobs: more than %d in one submit (the schedd's limit, schedd.max_jobs_per_submission)", x.maxProcs)
+		return x.errorPos(st.sp.where(), "too many jobs: more than %d in one submit (the schedd's limit, schedd.max_jobs_per_submission)", x.maxProcs)
 	}
 	steps := x.steps()
 	for row, item := range items {
@@ -126,14 +126,14 @@ func (x *expander) queueArgs(st *stmt) (queueArgs, error) {
 	exp := expansion{sc: x.sc}
 	text := exp.expand(st.queue.args)
 	if exp.err != nil {
-		return queueArgs{}, x.errorAt(st.sp.line(), 0, "%v", exp.err)
+		return queueArgs{}, x.errorPos(st.sp.where(), "%v", exp.err)
 	}
 	q, err := parseQueueArgs(text)
 	if err != nil {
-		return q, x.errorAt(st.sp.line(), 0, "invalid queue statement: %v", err)
+		return q, x.errorPos(st.sp.where(), "invalid queue statement: %v", err)
 	}
 	if q.open != (st.queue.lines != nil) {
-		return q, x.errorAt(st.sp.line(), 0, "invalid queue statement: the item list's parentheses do not match")
+		return q, x.errorPos(st.sp.where(), "invalid queue statement: the item list's parentheses do not match")
 	}
 	for _, l := range st.queue.lines {
 		q.addItems(l.text)
@@ -148,7 +148,7 @@ func (x *expander) queueCount(q queueArgs, st *stmt) (int, error) {
 	}
 	n, ok := x.evalInt(q.count)
 	if !ok || n < 0 || n >= 1<<31-1 {
-		return 0, x.errorAt(st.sp.line(), 0, "invalid queue statement: the count %q is not a non-negative integer", q.count)
+		return 0, x.errorPos(st.sp.where(), "invalid queue statement: the count %q is not a non-negative integer", q.count)
 	}
 	return int(n), nil
 }
@@ -175,20 +175,20 @@ func (x *expander) fromFile(name string, st *stmt) ([]string, error) {
 	var err error
 	if cmd, ok := strings.CutSuffix(name, "|"); ok {
 		if x.env.RunCommand == nil {
-			return nil, x.errorAt(st.sp.line(), 0, "queue from %q: running commands is not enabled", name)
+			return nil, x.errorPos(st.sp.where(), "queue from %q: running commands is not enabled", name)
 		}
 		data, err = x.env.RunCommand(trimSpace(cmd))
 	} else {
 		if x.env.ReadFile == nil {
-			return nil, x.errorAt(st.sp.line(), 0, "queue from %q: reading files is not enabled", name)
+			return nil, x.errorPos(st.sp.where(), "queue from %q: reading files is not enabled", name)
 		}
 		data, err = x.env.ReadFile(fullPath(name, x.env.Dir))
 	}
 	if err != nil {
-		return nil, x.errorAt(st.sp.line(), 0, "queue from %s: %v", name, err)
+		return nil, x.errorPos(st.sp.where(), "queue from %s: %v", name, err)
 	}
 	if err := checkUTF8(name, data); err != nil {
-		return nil, x.errorAt(st.sp.line(), 0, "queue from %v", err)
+		return nil, x.errorPos(st.sp.where(), "queue from %v", err)
 	}
 	var items []string
 	for _, line := range strings.Split(string(data), "\n") {
@@ -206,21 +206,21 @@ func (x *expander) fromFile(name string, st *stmt) ([]string, error) {
 // a name that an earlier glob matched skipped.
 func (x *expander) matching(q queueArgs, st *stmt) ([]string, error) {
 	if x.env.Glob == nil {
-		return nil, x.errorAt(st.sp.line(), 0, "queue matching: file globbing is not enabled")
+		return nil, x.errorPos(st.sp.where(), "queue matching: file globbing is not enabled")
 	}
 	seen := map[string]bool{}
 	var items []string
 	for _, pat := range q.items {
 		found, err := x.glob(pat, q.match)
 		if err != nil {
-			return nil, x.errorAt(st.sp.line(), 0, "queue matching %q: %v", pat, err)
+			return nil, x.errorPos(st.sp.where(), "queue matching %q: %v", pat, err)
 		}
 		if len(found) == 0 {
-			x.warn(st.sp.line(), "'"+pat+"' does not match any files")
+			x.warn(st.sp.where(), "'"+pat+"' does not match any files")
 		}
 		for _, f := range found {
 			if seen[f] {
-				x.warn(st.sp.line(), "'"+f+"' matching pattern '"+pat+"' is a duplicate, skipping")
+				x.warn(st.sp.where(), "'"+f+"' matching pattern '"+pat+"' is a duplicate, skipping")
 				continue
 			}
 			seen[f] = true

@@ -2,8 +2,10 @@ package submit
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kite-sched/kite/classad/ast"
 )
@@ -26,6 +28,8 @@ type scope struct {
 	host     map[string]string // lower-cased name -> value, constant
 	environ  map[string]string
 	lowered  map[string]string // names as written -> lower case
+	dir      string            // the submit directory, for $Ff()
+	random   func(n int) int   // Env.Random
 }
 
 func newScope(defs *macros, env *Env, file string) *scope {
@@ -35,15 +39,25 @@ func newScope(defs *macros, env *Env, file string) *scope {
 		cluster: int64(env.Cluster),
 		environ: map[string]string{},
 		lowered: map[string]string{},
+		dir:     env.Dir,
+		random:  env.Random,
 		host: map[string]string{
 			"arch": h.Arch, "opsys": h.OpSys, "opsysandver": h.OpSysAndVer,
 			"opsysmajorver": h.OpSysMajorVer, "opsysver": h.OpSysVer,
 			"islinux":     boolDigit(strings.EqualFold(h.OpSys, "LINUX")),
 			"iswindows":   boolDigit(strings.EqualFold(h.OpSys, "WINDOWS")),
 			"submit_file": joinPath(env.Dir, file), "node": "", "spool": "",
-			"jobid": "$(ClusterId).$(ProcId)",
+			"jobid": "$(ClusterId).$(ProcId)", "joblistid": "$(ClusterId)",
 		},
 	}
+	now := time.Now()
+	if env.Now != nil {
+		now = env.Now()
+	}
+	sc.host["submit_time"] = strconv.FormatInt(now.Unix(), 10)
+	sc.host["year"] = fmt.Sprintf("%04d", now.Year())
+	sc.host["month"] = fmt.Sprintf("%02d", int(now.Month()))
+	sc.host["day"] = fmt.Sprintf("%02d", now.Day())
 	for _, kv := range env.Environ {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
 			sc.environ[k] = v
@@ -121,9 +135,13 @@ func (x *expansion) expandRef(text string, r ref) {
 			x.buf = append(x.buf, v...)
 		} else if hasDef {
 			x.expandTo(def)
+		} else {
+			x.buf = append(x.buf, "UNDEFINED"...) // as condor_submit expands an unset variable
 		}
 	case r.fn != "":
-		x.buf = append(x.buf, text...) // an unknown function stays as written
+		if !x.function(text, r) {
+			x.buf = append(x.buf, text...) // an unknown function stays as written
+		}
 	default:
 		x.expandName(r)
 	}

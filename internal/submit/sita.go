@@ -69,7 +69,7 @@ func (x *expander) sitaFit(c *Cluster) error {
 		return x.sitaError(fitM, "%s: %v", fitM.name, err)
 	}
 	if fit.Warning != "" {
-		x.warn(fitM.sp.line(), fitM.name+": "+fit.Warning)
+		x.warn(fitM.sp.where(), fitM.name+": "+fit.Warning)
 	}
 	c.Ad.Set(sita.JobMinSize, sizeLiteral(fit.K, whole))
 	c.Ad.Set(sita.JobMaxSize, sizeLiteral(fit.P, whole))
@@ -81,18 +81,18 @@ func (x *expander) sitaFit(c *Cluster) error {
 // at the last queue statement, and warns about a sita_fit after it.
 func (x *expander) sitaDefs() (fit, attr *macro) {
 	last := -1
-	for i, st := range x.d.stmts {
+	for i, st := range x.ran {
 		if st.queue != nil {
 			last = i
 		}
 	}
-	for i, st := range x.d.stmts {
+	for i, st := range x.ran {
 		key := strings.ToLower(st.key)
 		if st.queue != nil || (key != sitaFitKey && key != sitaSizeAttrKey) {
 			continue
 		}
 		if i > last {
-			x.warn(st.sp.line(), st.key+" after the last queue statement applies to no job")
+			x.warn(st.sp.where(), st.key+" after the last queue statement applies to no job")
 			continue
 		}
 		m := &macro{name: st.key, value: st.value, sp: st.sp}
@@ -118,7 +118,7 @@ func (x *expander) sitaValue(m *macro) (string, error) {
 // sitaError is an error at the value of m.
 func (x *expander) sitaError(m *macro, format string, args ...any) error {
 	p := m.sp.at(0)
-	return x.errorAt(p.Line, p.Col, format, args...)
+	return x.errorPos(p, format, args...)
 }
 
 // has reports whether any job of the cluster has the attribute.
