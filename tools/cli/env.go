@@ -28,8 +28,11 @@ func (g *globals) register(c *cobra.Command) {
 }
 
 // kiteHome is where a personal pool lives by default.
-func kiteHome() string {
-	if h := os.Getenv("KITE_HOME"); h != "" {
+func kiteHome() string { return kiteHomeIn(os.LookupEnv) }
+
+// kiteHomeIn is kiteHome in an environment.
+func kiteHomeIn(lookup func(string) (string, bool)) string {
+	if h, _ := lookup("KITE_HOME"); h != "" {
 		return h
 	}
 	home, err := os.UserHomeDir()
@@ -45,10 +48,16 @@ func (g *globals) findConfig() string {
 	if g.configPath != "" {
 		return g.configPath
 	}
-	if p := os.Getenv("KITE_CONFIG"); p != "" {
+	return configIn(os.LookupEnv)
+}
+
+// configIn is the configuration file the tools use in an environment,
+// without --config.
+func configIn(lookup func(string) (string, bool)) string {
+	if p, _ := lookup("KITE_CONFIG"); p != "" {
 		return p
 	}
-	for _, p := range []string{filepath.Join(kiteHome(), "kite.toml"), "/etc/kite/kite.toml"} {
+	for _, p := range []string{filepath.Join(kiteHomeIn(lookup), "kite.toml"), "/etc/kite/kite.toml"} {
 		if _, err := os.Stat(p); err == nil {
 			return p
 		}

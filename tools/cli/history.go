@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +22,10 @@ type historyOptions struct {
 	constraint []string
 	limit      int
 	long, json bool
+	format     printfFormat
+	attributes []string
+	wide, back bool
+	forwards   bool
 }
 
 func init() { addCommand(newHistoryCmd) }
@@ -43,12 +49,23 @@ func newHistoryCmd(g *globals) *cobra.Command {
 	f.BoolVar(&o.json, "json", false, "print job ads as JSON")
 	f.StringVar(&o.af, "af", "", "print the values of the attributes or expressions given as arguments (-af:[lhVr,tng])")
 	f.Lookup("af").NoOptDefVal = " "
+	f.Var(&o.format, "format", "print ATTR with the printf format FMT (-format FMT ATTR, repeatable)")
+	f.StringSliceVar(&o.attributes, "attributes", nil, "with -long or -json: only these attributes (comma-separated)")
+	f.BoolVar(&o.wide, "wide", false, "do not truncate the CMD column (Kite never does)")
+	f.BoolVar(&o.back, "backwards", false, "newest first (the default)")
+	f.BoolVar(&o.forwards, "forwards", false, "oldest first; with -limit N, the N oldest")
 	return c
 }
 
 func (o *historyOptions) run(ctx context.Context, w io.Writer, args []string) error {
 	var af *autoFormat
 	var err error
+	switch {
+	case o.afSet && o.format.set():
+		return usageError{errors.New("-af and -format may not be used together")}
+	case len(o.attributes) > 0 && !o.long && !o.json:
+		return usageError{errors.New("-attributes goes with -long or -json")}
+	}
 	if o.afSet {
 		ids := leadingIDs(args) // kite history 13.0 -af ClusterId: 13.0 is a job
 		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args[len(ids):]); err != nil {
@@ -62,8 +79,16 @@ func (o *historyOptions) run(ctx context.Context, w io.Writer, args []string) er
 		parts = append(parts, "("+c+")")
 	}
 	q := wire.HistoryQuery{IDs: ids, Owners: owners, Constraint: strings.Join(parts, " && "), Limit: o.limit}
-	if af != nil && !af.raw {
+	if o.forwards {
+		q.Limit = 0 // the oldest are the last the schedd sends
+	}
+	switch {
+	case af != nil && !af.raw:
 		q.Projection = af.references()
+	case o.format.set():
+		q.Projection = o.format.references()
+	case len(o.attributes) > 0:
+		q.Projection = o.attributes
 	}
 	s, err := o.g.findSchedd(ctx, o.name)
 	if err != nil {
@@ -73,9 +98,17 @@ func (o *historyOptions) run(ctx context.Context, w io.Writer, args []string) er
 	if err := streamAds(ctx, s.client, wire.PathHistory, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
 		return err
 	}
+	if o.forwards {
+		slices.Reverse(ads)
+		if o.limit > 0 && len(ads) > o.limit {
+			ads = ads[:o.limit]
+		}
+	}
 	switch {
 	case af != nil:
 		return af.print(w, ads)
+	case o.format.set():
+		return o.format.print(w, ads)
 	case o.long:
 		return printLong(w, ads)
 	case o.json:

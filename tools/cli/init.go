@@ -99,7 +99,12 @@ func (o *initOptions) run(c *cobra.Command) error {
 	if err := writeAdminToken(dir, o.name, admin); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.OutOrStdout(), "Created pool %q in %s (administrator %s).\nTools find it there by default; elsewhere: export KITE_CONFIG=%s\n", o.name, dir, admin, conf)
+	fmt.Fprintf(c.OutOrStdout(), "Created pool %q in %s (administrator %s).\n", o.name, dir, admin)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(c.OutOrStdout(), howToolsFind(abs, os.LookupEnv))
 	return nil
 }
 

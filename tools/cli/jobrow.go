@@ -113,18 +113,11 @@ func plainNames(af *autoFormat) ([]string, bool) {
 
 // printRow writes one -af line of plain attribute names.
 func printRow(w io.Writer, af *autoFormat, names []string, r *row, buf []byte) []byte {
-	buf = buf[:0]
-	for i, n := range names {
-		if i > 0 {
-			buf = append(buf, af.sep...)
-		}
-		if af.labels {
-			buf = append(buf, af.exprs[i]...)
-			buf = append(buf, " = "...)
-		}
-		buf = append(buf, formatValue(r.value(n), af.quoted)...)
+	var id string
+	if af.jobID {
+		id = r.id()
 	}
-	buf = append(buf, af.end...)
+	buf = af.appendLine(buf[:0], id, func(i int) string { return af.format(r.value(names[i])) })
 	w.Write(buf)
 	return buf
 }

@@ -90,6 +90,7 @@ Changing priorities needs an ADMINISTRATOR token.`,
 	f := c.Flags()
 	f.StringVar(&o.addr, "name", "", "the negotiator's address (default: found through the collector)")
 	f.BoolVar(&o.all, "all", false, "also show real priorities and usage start times")
+	f.Bool("allusers", false, "show every user the accountant knows (Kite always does)")
 	f.BoolVar(&o.json, "json", false, "print JSON")
 	f.StringVar(&o.setFactor, "setfactor", "", "set this user's priority factor to the argument")
 	f.StringVar(&o.resetUsage, "resetusage", "", "reset this user's usage and priority")

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/classad/eval"
+	"github.com/kite-sched/kite/internal/attr"
 )
 
 // printLong writes ads in the old syntax, a blank line after each, as
@@ -39,27 +41,38 @@ func printJSON(w io.Writer, ads []*classad.Ad) error {
 	return err
 }
 
-// autoFormat is -af: the values of expressions, one ad per line.
+// autoFormat is -af: the values of expressions, one ad per line, with
+// the qualifiers of condor_q(1)'s -autoformat[:jlhVrTY,tng].
 type autoFormat struct {
-	exprs    []string
-	progs    []*classad.Program
-	quoted   bool // V: strings in quotes
-	raw      bool // r: unevaluated
-	headings bool // h
-	labels   bool // l
-	sep      string
-	end      string
+	exprs     []string
+	progs     []*classad.Program
+	jobID     bool // j: the job id first
+	quoted    bool // V: strings in quotes
+	raw       bool // r: unevaluated
+	elapsed   bool // T: numbers as elapsed times, d+hh:mm:ss
+	timestamp bool // Y: numbers as Unix times
+	headings  bool // h
+	labels    bool // l
+	sep       string
+	end       string
 }
 
-// parseAutoFormat reads -af's options ("", "h", "lV,", ...) and expressions.
+// parseAutoFormat reads -af's qualifiers ("", "h", "lV,", ...) and
+// expressions.
 func parseAutoFormat(opts string, exprs []string) (*autoFormat, error) {
 	af := &autoFormat{exprs: exprs, sep: " ", end: "\n"}
 	for _, c := range opts {
 		switch c {
+		case 'j':
+			af.jobID = true
 		case 'V':
 			af.quoted = true
 		case 'r':
 			af.raw = true
+		case 'T':
+			af.elapsed = true
+		case 'Y':
+			af.timestamp = true
 		case 'h':
 			af.headings = true
 		case 'l':
@@ -73,10 +86,15 @@ func parseAutoFormat(opts string, exprs []string) (*autoFormat, error) {
 		case 'g':
 			af.end = "\n\n"
 		default:
-			return nil, usageError{fmt.Errorf("-af: unknown option %q (options: l h V r , t n g)", c)}
+			return nil, usageError{fmt.Errorf("-af: unknown qualifier %q (qualifiers: j l h V r T Y , t n g)", c)}
 		}
 	}
-	if len(exprs) == 0 {
+	switch {
+	case af.labels && af.headings:
+		return nil, usageError{fmt.Errorf("-af: l and h may not be used together")}
+	case strings.ContainsRune(opts, 'n') && strings.ContainsRune(opts, ','):
+		return nil, usageError{fmt.Errorf("-af: n and , may not be used together")}
+	case len(exprs) == 0:
 		return nil, usageError{fmt.Errorf("-af needs at least one attribute or expression")}
 	}
 	for i, e := range exprs {
@@ -92,9 +110,18 @@ func parseAutoFormat(opts string, exprs []string) (*autoFormat, error) {
 // references returns the attributes the expressions need from an ad, for
 // the projection of a query.
 func (af *autoFormat) references() []string {
+	out := exprReferences(af.progs)
+	if af.jobID {
+		out = append(out, attr.ClusterID, attr.ProcID)
+	}
+	return out
+}
+
+// exprReferences returns the attributes expressions refer to, once each.
+func exprReferences(progs []*classad.Program) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, p := range af.progs {
+	for _, p := range progs {
 		ast.Inspect(p.Expr(), func(e ast.Expr) bool {
 			var name string
 			switch x := e.(type) {
@@ -115,26 +142,61 @@ func (af *autoFormat) references() []string {
 	return out
 }
 
+// print writes the headings (with h) and a line per ad.
 func (af *autoFormat) print(w io.Writer, ads []*classad.Ad) error {
-	var b strings.Builder
 	if af.headings {
-		b.WriteString(strings.Join(af.exprs, af.sep))
-		b.WriteString(af.end)
-	}
-	for _, ad := range ads {
-		for i, p := range af.progs {
-			if i > 0 {
-				b.WriteString(af.sep)
-			}
-			if af.labels {
-				b.WriteString(af.exprs[i] + " = ")
-			}
-			b.WriteString(af.value(p, ad))
+		if _, err := w.Write(af.appendHeadings(nil)); err != nil {
+			return err
 		}
-		b.WriteString(af.end)
 	}
-	_, err := io.WriteString(w, b.String())
+	return af.printAds(w, ads)
+}
+
+// printAds writes a line per ad.
+func (af *autoFormat) printAds(w io.Writer, ads []*classad.Ad) error {
+	var buf []byte
+	for _, ad := range ads {
+		var id string
+		if af.jobID {
+			id = (&row{rec: ad.Record(), ad: ad}).id()
+		}
+		buf = af.appendLine(buf, id, func(i int) string { return af.value(af.progs[i], ad) })
+	}
+	_, err := w.Write(buf)
 	return err
+}
+
+// appendHeadings appends -af:h's line of headings.
+func (af *autoFormat) appendHeadings(buf []byte) []byte {
+	if af.jobID {
+		buf = append(buf, "ID"...)
+		buf = append(buf, af.sep...)
+	}
+	buf = append(buf, strings.Join(af.exprs, af.sep)...)
+	return append(buf, af.end...)
+}
+
+// appendLine appends one ad's line: the job id (with j), then each
+// expression's formatted value.
+func (af *autoFormat) appendLine(buf []byte, id string, value func(i int) string) []byte {
+	if af.jobID {
+		if af.labels {
+			buf = append(buf, "ID = "...)
+		}
+		buf = append(buf, id...)
+		buf = append(buf, af.sep...)
+	}
+	for i := range af.progs {
+		if i > 0 {
+			buf = append(buf, af.sep...)
+		}
+		if af.labels {
+			buf = append(buf, af.exprs[i]...)
+			buf = append(buf, " = "...)
+		}
+		buf = append(buf, value(i)...)
+	}
+	return append(buf, af.end...)
 }
 
 // value formats one expression for an ad: strings without quotes unless
@@ -146,8 +208,23 @@ func (af *autoFormat) value(p *classad.Program, ad *classad.Ad) string {
 		}
 	}
 	v, _ := classad.Eval(p, ad, nil)
+	return af.format(v)
+}
+
+// format prints a value as the qualifiers say: T and Y turn numbers into
+// elapsed times and dates.
+func (af *autoFormat) format(v eval.Value) string {
+	if n, ok := v.NumberValue(); ok && (af.elapsed || af.timestamp) {
+		if af.elapsed {
+			return formatDuration(int64(n))
+		}
+		return time.Unix(int64(n), 0).Format(timestampLayout)
+	}
 	return formatValue(v, af.quoted)
 }
+
+// timestampLayout is how -af:Y and -format %Y print a Unix time.
+const timestampLayout = "2006-01-02 15:04:05"
 
 // formatValue prints a value as the tools show it: strings bare (or in
 // quotes), reals without trailing zeros.

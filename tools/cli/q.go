@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +29,12 @@ type qOptions struct {
 	af                         string
 	afSet                      bool
 	limit                      int
+	format                     printfFormat
+	attributes                 []string
+	batch, idle, wide, stream  bool
+	userlog                    string
+	global                     bool
+	gathered                   *[]*classad.Ad // -global -json: every schedd's ads, printed as one array
 	now                        func() time.Time
 	analyze                    bool
 	watching                   qWatch
@@ -65,8 +73,11 @@ cluster, or the jobs sharing a batch_name), with the totals condor_q prints.
 
 Arguments select owners and jobs (cluster or cluster.proc); owners are or-ed
 with each other, and and-ed with job ids. -nobatch lists each job, -hold the
-held ones with their reasons, -run the running ones with their hosts; -long,
--json and -af print ads for scripts, which should not parse the tables.
+held ones with their reasons, -run the running ones with their hosts, -idle
+the idle ones; -long, -json (with -attributes A,B: only those), -af[:jlhVrTY,tng]
+and -format FMT ATTR print ads for scripts, which should not parse the
+tables. -global asks every schedd of the pool; -userlog FILE shows the jobs
+of a job event log instead of a schedd's queue.
 
 -watch shows the selected jobs' progress live, one line per batch: a bar
 (# completed, x removed, = running, ! held, . idle), the share done, the
@@ -98,6 +109,14 @@ change. See docs/progress.md.`,
 	f.IntVar(&o.limit, "limit", 0, "show at most this many jobs")
 	f.BoolVar(&o.analyze, "better-analyze", false, "explain why the selected idle jobs do not run (kite analyze)")
 	f.BoolVar(&o.analyze, "analyze", false, "the same as -better-analyze")
+	f.Var(&o.format, "format", "print ATTR with the printf format FMT (-format FMT ATTR, repeatable)")
+	f.StringSliceVar(&o.attributes, "attributes", nil, "with -long or -json: only these attributes (comma-separated)")
+	f.BoolVar(&o.batch, "batch", false, "one line per batch (the default)")
+	f.BoolVar(&o.idle, "idle", false, "show idle jobs, one line per job")
+	f.BoolVar(&o.wide, "wide", false, "do not truncate the CMD column (Kite never does)")
+	f.BoolVar(&o.stream, "stream-results", false, "print ads as they come (Kite's -af and -format always do)")
+	f.StringVar(&o.userlog, "userlog", "", "show the jobs of this job event log instead of the schedd's queue")
+	f.BoolVar(&o.global, "global", false, "show the jobs of every schedd of the pool")
 	o.watching.flags(f)
 	return c
 }
@@ -111,16 +130,65 @@ var tableAttrs = []string{
 }
 
 func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
-	var af *autoFormat
-	var err error
-	if o.afSet {
-		ids := leadingIDs(args)
-		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args[len(ids):]); err != nil {
-			return err
-		}
-		args = ids
+	af, args, err := o.options(args)
+	if err != nil {
+		return err
 	}
-	s, q, totals, err := o.selection(ctx, args)
+	if o.userlog != "" {
+		return o.printUserlog(w, args, af)
+	}
+	if !o.global {
+		return o.queryOne(ctx, w, o.name, args, af)
+	}
+	names, err := o.g.scheddNames(ctx)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		o.gathered = &[]*classad.Ad{}
+	}
+	for _, name := range names {
+		if err := o.queryOne(ctx, w, name, args, af); err != nil {
+			return fmt.Errorf("schedd %s: %w", name, err)
+		}
+		if af != nil {
+			af.headings = false
+		}
+	}
+	if o.gathered != nil {
+		return printJSON(w, *o.gathered)
+	}
+	return nil
+}
+
+// scheddNames returns the names of the pool's schedds, sorted.
+func (g *globals) scheddNames(ctx context.Context) ([]string, error) {
+	cfg, err := g.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := g.connector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ads, err := scheddAds(ctx, conn.Client(cfg.Pool.Collector))
+	if err != nil {
+		return nil, fmt.Errorf("finding the schedds: %w", err)
+	}
+	var names []string
+	for _, ad := range ads {
+		names = append(names, str(ad, attr.Name))
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no schedd in the pool (is kite schedd running, and advertising to %s?)", cfg.Pool.Collector)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// queryOne shows the jobs of the schedd named (the default one for "").
+func (o *qOptions) queryOne(ctx context.Context, w io.Writer, name string, args []string, af *autoFormat) error {
+	s, q, totals, err := o.selection(ctx, name, args)
 	if err != nil {
 		return err
 	}
@@ -130,23 +198,43 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 	switch {
 	case af != nil && !af.raw:
 		q.Projection = af.references()
+	case o.format.set():
+		q.Projection = o.format.references()
+	case len(o.attributes) > 0:
+		q.Projection = o.attributes
 	case af == nil && !o.long && !o.json:
 		q.Projection = tableAttrs
 	}
 	if af != nil {
 		return o.printAF(ctx, w, s, q, af)
 	}
+	if o.format.set() {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		one := []*classad.Ad{nil}
+		err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error {
+			one[0] = ad
+			return o.format.print(bw, one)
+		})
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	}
 	if o.long || o.json {
 		var ads []*classad.Ad
 		if err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
 			return err
+		}
+		if o.gathered != nil {
+			*o.gathered = append(*o.gathered, ads...)
+			return nil
 		}
 		if o.long {
 			return printLong(w, ads)
 		}
 		return printJSON(w, ads)
 	}
-	if !o.nobatch && !o.hold && !o.run {
+	if o.batchView() {
 		return o.printBatches(ctx, w, s, q, totals)
 	}
 	var rows []*row
@@ -155,6 +243,31 @@ func (o *qOptions) runQ(ctx context.Context, w io.Writer, args []string) error {
 	}
 	return o.printTables(w, s, rows, totals, q)
 }
+
+// options checks the output options and reads -af's expressions from
+// the arguments, returning the job and owner arguments left.
+func (o *qOptions) options(args []string) (*autoFormat, []string, error) {
+	if o.batch {
+		o.nobatch = false
+	}
+	switch {
+	case o.afSet && o.format.set():
+		return nil, nil, usageError{errors.New("-af and -format may not be used together")}
+	case len(o.attributes) > 0 && !o.long && !o.json:
+		return nil, nil, usageError{errors.New("-attributes goes with -long or -json")}
+	case o.global && (o.name != "" || o.userlog != ""):
+		return nil, nil, usageError{errors.New("-global asks every schedd: not with -name or -userlog")}
+	case !o.afSet:
+		return nil, args, nil
+	}
+	ids := leadingIDs(args)
+	af, err := parseAutoFormat(strings.TrimSpace(o.af), args[len(ids):])
+	return af, ids, err
+}
+
+// batchView reports whether the jobs show as condor_q's default view,
+// one line per batch.
+func (o *qOptions) batchView() bool { return !o.nobatch && !o.hold && !o.run && !o.idle }
 
 // leadingIDs returns the job ids before -af's expressions: kite q 12 -af
 // Args reads 12 as a cluster, since a number is no use as an expression.
@@ -170,8 +283,7 @@ func leadingIDs(args []string) []string {
 func (o *qOptions) printAF(ctx context.Context, w io.Writer, s *scheddConn, q wire.JobQuery, af *autoFormat) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if af.headings {
-		af.print(bw, nil)
-		af.headings = false
+		bw.Write(af.appendHeadings(nil))
 	}
 	var err error
 	if names, ok := plainNames(af); ok {
@@ -184,7 +296,7 @@ func (o *qOptions) printAF(ctx context.Context, w io.Writer, s *scheddConn, q wi
 		one := []*classad.Ad{nil}
 		err = streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error {
 			one[0] = ad
-			return af.print(bw, one)
+			return af.printAds(bw, one)
 		})
 	}
 	if ferr := bw.Flush(); err == nil {
@@ -197,9 +309,9 @@ func (o *qOptions) printAF(ctx context.Context, w io.Writer, s *scheddConn, q wi
 // caller's jobs unless told otherwise.
 // selection finds the schedd and builds the query of the jobs args
 // select (the caller's own by default), with the queue's totals.
-func (o *qOptions) selection(ctx context.Context, args []string) (*scheddConn, wire.JobQuery, wire.QueueTotals, error) {
+func (o *qOptions) selection(ctx context.Context, name string, args []string) (*scheddConn, wire.JobQuery, wire.QueueTotals, error) {
 	var totals wire.QueueTotals
-	s, err := o.g.findSchedd(ctx, o.name)
+	s, err := o.g.findSchedd(ctx, name)
 	if err != nil {
 		return nil, wire.JobQuery{}, totals, err
 	}
@@ -225,6 +337,9 @@ func (o *qOptions) query(args []string, caller string) wire.JobQuery {
 	}
 	if o.run {
 		parts = append(parts, "(JobStatus == 2)")
+	}
+	if o.idle {
+		parts = append(parts, "(JobStatus == 1)")
 	}
 	q.Constraint = strings.Join(parts, " && ")
 	return q

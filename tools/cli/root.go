@@ -8,35 +8,56 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // Main runs kite with the process's arguments and returns its exit status.
+// Run as condor_q (a link kite install-aliases made), it is kite q.
 func Main() int {
-	return Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	return RunAs(filepath.Base(os.Args[0]), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
 // Run runs kite with args and the given streams and returns the exit
 // status: 0 on success, 1 on error, 2 on a usage error.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := New()
-	root.SetArgs(htcondorArgs(root, args))
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	err := root.Execute()
+	return RunAs("kite", args, stdin, stdout, stderr)
+}
+
+// RunAs is Run for the program named prog: an HTCondor tool's name
+// (condor_q) runs the kite command that does its work.
+func RunAs(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := execute(prog, args, stdin, stdout, stderr)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(stderr, "kite: %v\n", err)
+	if !strings.HasPrefix(prog, "condor_") {
+		prog = "kite"
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
 	}
 	return 1
+}
+
+func execute(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	args, err := programArgs(prog, args)
+	if err != nil {
+		return usageError{err}
+	}
+	root := New()
+	if args, err = htcondorArgs(root, args); err != nil {
+		return err
+	}
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	return root.Execute()
 }
 
 // New returns the root command.
@@ -67,38 +88,3 @@ type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
-
-// htcondorArgs accepts HTCondor's single-dash long options: -long, -af,
-// -constraint EXPR, -af:h. A single-dash word naming a long flag of any
-// command becomes the double-dash form; "-af:lh" becomes "--af=lh".
-func htcondorArgs(root *cobra.Command, args []string) []string {
-	long := map[string]bool{}
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		c.LocalFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
-		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { long[f.Name] = true })
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = a
-		if a == "--" {
-			copy(out[i:], args[i:])
-			break
-		}
-		if len(a) < 3 || a[0] != '-' || a[1] == '-' {
-			continue
-		}
-		name, rest := a[1:], ""
-		if j := strings.IndexAny(name, "=:"); j >= 0 {
-			name, rest = name[:j], "="+name[j+1:]
-		}
-		if long[name] {
-			out[i] = "--" + name + rest
-		}
-	}
-	return out
-}

@@ -22,9 +22,13 @@ import (
 
 // The scripts in testdata/script run the real kite commands.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"kite": func() { os.Exit(Main()) },
-	})
+	// kite, and HTCondor's names of its tools (links kite
+	// install-aliases makes to this binary run the same Main).
+	cmds := map[string]func(){"kite": func() { os.Exit(Main()) }}
+	for name := range condorTools {
+		cmds[name] = cmds["kite"]
+	}
+	testscript.Main(m, cmds)
 }
 
 func TestScripts(t *testing.T) {

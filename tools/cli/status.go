@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -26,6 +27,9 @@ type statusOptions struct {
 	af                                          string
 	afSet                                       bool
 	limit                                       int
+	format                                      printfFormat
+	attributes                                  []string
+	startd, avail, claimed                      bool
 }
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -35,8 +39,9 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Short: "Show the pool's slots and daemons (condor_status)",
 		Long: `Show the slots of the pool and a summary by platform, or other daemons' ads.
 
-Names select slots (or daemons) by Name or by Machine. HTCondor's
-single-dash options work too: kite status -af Name Memory.`,
+Names select slots (or daemons) by Name or by Machine; -avail selects the
+slots that could run a job now, -claimed the claimed ones. HTCondor's
+single-dash options work too: kite status -af Name Memory, -format '%s\n' Name.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.afSet = c.Flags().Changed("af")
 			return o.run(c.Context(), c.OutOrStdout(), args)
@@ -57,6 +62,11 @@ single-dash options work too: kite status -af Name Memory.`,
 	f.StringVar(&o.af, "af", "", "print the values of the attributes or expressions given as arguments (-af:[lhVr,tng])")
 	f.Lookup("af").NoOptDefVal = " "
 	f.IntVar(&o.limit, "limit", 0, "show at most this many ads")
+	f.Var(&o.format, "format", "print ATTR with the printf format FMT (-format FMT ATTR, repeatable)")
+	f.StringSliceVar(&o.attributes, "attributes", nil, "with -long or -json: only these attributes (comma-separated)")
+	f.BoolVar(&o.startd, "startd", false, "show slots (the default)")
+	f.BoolVar(&o.avail, "avail", false, "show slots that are available to run a job: unclaimed and idle")
+	f.BoolVar(&o.claimed, "claimed", false, "show claimed slots")
 	return c
 }
 
@@ -80,17 +90,18 @@ func (o *statusOptions) adType() string {
 }
 
 func (o *statusOptions) run(ctx context.Context, w io.Writer, args []string) error {
-	var af *autoFormat
-	var err error
-	if o.afSet {
-		if af, err = parseAutoFormat(strings.TrimSpace(o.af), args); err != nil {
-			return err
-		}
-		args = nil
+	af, args, err := o.options(args)
+	if err != nil {
+		return err
 	}
 	q := wire.Query{Type: o.adType(), Constraint: o.query(args), Limit: o.limit, Absent: o.absent}
-	if af != nil && !af.raw {
+	switch {
+	case af != nil && !af.raw:
 		q.Projection = af.references()
+	case o.format.set():
+		q.Projection = o.format.references()
+	case len(o.attributes) > 0:
+		q.Projection = o.attributes
 	}
 	ads, err := o.fetch(ctx, q)
 	if err != nil {
@@ -99,12 +110,34 @@ func (o *statusOptions) run(ctx context.Context, w io.Writer, args []string) err
 	switch {
 	case af != nil:
 		return af.print(w, ads)
+	case o.format.set():
+		return o.format.print(w, ads)
 	case o.long:
 		return printLong(w, ads)
 	case o.json:
 		return printJSON(w, ads)
 	}
 	return o.printTable(w, ads)
+}
+
+// options checks the output options and takes -af's expressions from
+// the arguments, returning the names left.
+func (o *statusOptions) options(args []string) (*autoFormat, []string, error) {
+	switch {
+	case o.afSet && o.format.set():
+		return nil, nil, usageError{errors.New("-af and -format may not be used together")}
+	case len(o.attributes) > 0 && !o.long && !o.json:
+		return nil, nil, usageError{errors.New("-attributes goes with -long or -json")}
+	case (o.avail || o.claimed) && o.adType() != attr.TypeSlot:
+		return nil, nil, usageError{errors.New("-avail and -claimed select slots")}
+	case !o.afSet:
+		return nil, args, nil
+	}
+	af, err := parseAutoFormat(strings.TrimSpace(o.af), args)
+	if err == nil && af.jobID {
+		err = usageError{errors.New("-af:j: the ads of condor_status have no job id")}
+	}
+	return af, nil, err
 }
 
 // query combines -constraint options, -absent and name arguments.
@@ -115,6 +148,12 @@ func (o *statusOptions) query(names []string) string {
 	}
 	if o.absent {
 		parts = append(parts, "(Absent =?= true)")
+	}
+	if o.avail {
+		parts = append(parts, `(State == "Unclaimed" && Activity == "Idle")`)
+	}
+	if o.claimed {
+		parts = append(parts, `(State == "Claimed")`)
 	}
 	if len(names) > 0 {
 		var or []string
@@ -165,11 +204,17 @@ func (o *statusOptions) printTable(w io.Writer, ads []*classad.Ad) error {
 		return slotSummary(ads).write(w)
 	case "":
 		return adsTable(ads, "MyType", "TargetType", "Name").write(w)
-	case attr.TypeScheduler, attr.TypeSubmitter:
+	case attr.TypeScheduler:
+		return adsTable(ads, scheddColumns...).write(w)
+	case attr.TypeSubmitter:
 		return adsTable(ads, "Name", "Machine", "RunningJobs", "IdleJobs", "HeldJobs").write(w)
 	}
 	return adsTable(ads, "Name", "MyAddress").write(w)
 }
+
+// scheddColumns are condor_status -schedd's columns, from the schedd
+// ad's totals of every owner's jobs.
+var scheddColumns = []string{"Name", "Machine", "RunningJobs=TotalRunningJobs", "IdleJobs=TotalIdleJobs", "HeldJobs=TotalHeldJobs"}
 
 // str evaluates an attribute of an ad for display.
 func str(ad *classad.Ad, name string) string {
@@ -180,12 +225,21 @@ func str(ad *classad.Ad, name string) string {
 	return formatValue(v, false)
 }
 
+// adsTable prints attributes of ads in columns: "HEADING=Attr" shows Attr
+// under another heading.
 func adsTable(ads []*classad.Ad, cols ...string) *table {
-	t := &table{headers: cols, right: make([]bool, len(cols))}
+	headers, names := make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		headers[i], names[i], _ = strings.Cut(c, "=")
+		if names[i] == "" {
+			names[i] = headers[i]
+		}
+	}
+	t := &table{headers: headers, right: make([]bool, len(cols))}
 	for _, ad := range ads {
 		row := make([]string, len(cols))
-		for i, c := range cols {
-			row[i] = str(ad, c)
+		for i, n := range names {
+			row[i] = str(ad, n)
 		}
 		t.add(row...)
 	}

@@ -417,11 +417,7 @@ func (o *upOptions) ready(ctx context.Context, stdout io.Writer, cfg *config.Con
 		slots, done := poolReady(ctx, col)
 		if done {
 			fmt.Fprintf(stdout, "Personal pool ready in %s: %d slot(s), collector at %s.\n", dir, slots, cfg.Pool.Collector)
-			if filepath.Clean(dir) == filepath.Clean(kiteHome()) {
-				fmt.Fprintln(stdout, "Tools find it by default: try kite status, kite submit FILE, kite q.")
-			} else {
-				fmt.Fprintf(stdout, "Point the tools at it with: export KITE_HOME=%s\n", dir)
-			}
+			fmt.Fprint(stdout, howToolsFind(dir, os.LookupEnv))
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -523,4 +519,50 @@ stops the daemons in order (running jobs go back to idle, nothing is lost).`,
 	c.Flags().StringVar(&dir, "dir", "", "the pool's directory (default $KITE_HOME or ~/.kite)")
 	c.Flags().DurationVar(&wait, "timeout", 2*time.Minute, "how long to wait for the pool to stop")
 	return c
+}
+
+// howToolsFind says how the tools find the pool in dir, given the
+// environment kite up (or kite init) ran in: by default when a shell with
+// neither KITE_HOME nor KITE_CONFIG finds its configuration; else with the
+// line to paste into each shell that uses the pool.
+func howToolsFind(dir string, lookup func(string) (string, bool)) string {
+	const try = "try kite status, kite submit FILE, kite q."
+	want := filepath.Join(dir, "kite.toml")
+	now := absPath(configIn(lookup))
+	paste := "export KITE_HOME=" + shellQuote(dir)
+	if c, _ := lookup("KITE_CONFIG"); c != "" && now != want {
+		paste = "unset KITE_CONFIG; " + paste
+	}
+	switch {
+	case now == want && absPath(configIn(noEnv)) == want:
+		return "Tools find it by default: " + try + "\n"
+	case now == want:
+		return fmt.Sprintf("Tools find it where KITE_HOME or KITE_CONFIG point to it, as for this command; in a new shell first:\n  %s\nThen %s\n", paste, try)
+	}
+	using := "no configuration"
+	if now != "" {
+		using = now
+	}
+	return fmt.Sprintf("Tools do not find it by default (they use %s). Point them at it with:\n  %s\nThen %s\n", using, paste, try)
+}
+
+// noEnv is an environment without KITE_HOME and KITE_CONFIG.
+func noEnv(string) (string, bool) { return "", false }
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:,@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

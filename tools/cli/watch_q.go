@@ -29,10 +29,10 @@ func (o *qOptions) runWatch(ctx context.Context, w io.Writer, args []string) err
 	if o.watching.opts.interval <= 0 {
 		return usageError{fmt.Errorf("-interval must be positive")}
 	}
-	if o.long || o.json || o.afSet || o.analyze || o.nobatch || o.run || o.total {
-		return usageError{fmt.Errorf("-watch shows progress by batch: it does not go with -long, -json, -af, -nobatch, -run, -totals or -analyze")}
+	if o.long || o.json || o.afSet || o.format.set() || o.analyze || o.nobatch || o.run || o.idle || o.total || o.global || o.userlog != "" {
+		return usageError{fmt.Errorf("-watch shows progress by batch: it does not go with -long, -json, -af, -format, -nobatch, -run, -idle, -totals, -global, -userlog or -analyze")}
 	}
-	s, q, _, err := o.selection(ctx, args)
+	s, q, _, err := o.selection(ctx, o.name, args)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,333 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// HTCondor's command lines: kite run as condor_q (a link made by kite
+// install-aliases) is kite q, and every command takes HTCondor's
+// single-dash long options as its manual pages spell them. One rewrite,
+// htcondorArgs, turns such a command line into kite's own before cobra
+// parses it; an HTCondor option Kite cannot honour is refused by name.
+
+// condorTools maps HTCondor's tool names to the kite commands that do
+// their work. Only tools Kite has are here: a condor_* name not listed is
+// refused, never run as plain kite.
+var condorTools = map[string]string{
+	"condor_submit":     "submit",
+	"condor_q":          "q",
+	"condor_status":     "status",
+	"condor_rm":         "rm",
+	"condor_hold":       "hold",
+	"condor_release":    "release",
+	"condor_qedit":      "qedit",
+	"condor_history":    "history",
+	"condor_wait":       "wait",
+	"condor_userprio":   "userprio",
+	"condor_reschedule": "reschedule",
+	"condor_advertise":  "advertise",
+	"condor_on":         "on",
+	"condor_off":        "off",
+	"condor_restart":    "restart",
+	"condor_reconfig":   "reconfig",
+	"condor_version":    "version",
+}
+
+// condorToolNames returns the names of condorTools, sorted.
+func condorToolNames() []string {
+	names := make([]string, 0, len(condorTools))
+	for n := range condorTools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// programArgs returns the kite command line a program name and its
+// arguments stand for: condor_q -af X is q -af X, kite's own name (or any
+// other not starting with condor_) runs kite with the arguments as given.
+func programArgs(prog string, args []string) ([]string, error) {
+	if !strings.HasPrefix(prog, "condor_") {
+		return args, nil
+	}
+	cmd, ok := condorTools[prog]
+	if !ok {
+		return nil, fmt.Errorf("%s is not supported: Kite has no such tool (it has %s)", prog, strings.Join(condorToolNames(), ", "))
+	}
+	return append([]string{cmd}, args...), nil
+}
+
+// condorAliases are HTCondor's other spellings of kite's options.
+var condorAliases = map[string]string{
+	"autoformat": "af",
+}
+
+// condorUnsupported are the options of HTCondor's tools, as their manual
+// pages (HTCondor 25) list them, that the kite command of the same work
+// cannot honour, with why; an option the kite command has is never here.
+// Keys are kite command names.
+var condorUnsupported = map[string]map[string]string{
+	"q": {
+		"submitter":       "use -global with the owner as an argument",
+		"jobads":          "Kite reads jobs from the schedd only",
+		"factory":         "Kite has no late materialization",
+		"jobset":          "Kite has no job sets",
+		"autocluster":     "Kite does not show autoclusters",
+		"cputime":         "Kite's tables show wall-clock time only",
+		"currentrun":      "Kite's RUN_TIME is the time of every run",
+		"cumulative-time": "Kite's RUN_TIME is always cumulative; the option changes nothing",
+		"dag":             "Kite has no DAGMan",
+		"expert":          "Kite has one form of error messages",
+		"grid":            "Kite has no grid universe",
+		"hold-codes":      "use -hold, or -af HoldReasonCode HoldReasonSubCode",
+		"io":              "Kite does not count a job's bytes transferred",
+		"xml":             "Kite prints ads as -long or -json",
+		"aaf":             "Kite's -af replaces the table; it does not append to it",
+		"print-format":    "Kite has no print format files",
+		"unmatchable":     "use kite analyze",
+		"machine":         "kite analyze looks at every slot",
+		"mconstraint":     "kite analyze looks at every slot",
+		"slotads":         "kite analyze reads slots from the collector only",
+		"userprios":       "kite analyze does not weigh user priorities",
+		"nouserprios":     "kite analyze does not weigh user priorities",
+		"reverse-analyze": "kite analyze analyzes jobs, not machines",
+		"reverse":         "kite analyze analyzes jobs, not machines",
+		"verbose":         "kite analyze has one level of detail",
+		"debug":           "Kite's tools print no debugging output",
+	},
+	"history": {
+		"file":           "Kite reads the schedd's history, not files",
+		"userlog":        "Kite reads the schedd's history, not event logs",
+		"search":         "Kite reads the schedd's history, not files",
+		"dir":            "Kite reads the schedd's history, not files",
+		"directory":      "Kite reads the schedd's history, not files",
+		"local":          "Kite reads the schedd's history",
+		"startd":         "Kite's startds keep no history",
+		"epochs":         "Kite keeps no per-run records",
+		"xml":            "Kite prints ads as -long or -json",
+		"jsonl":          "Kite prints ads as -long or -json",
+		"print-format":   "Kite has no print format files",
+		"since":          "use -constraint",
+		"completedsince": "use -constraint 'CompletionDate > T'",
+		"scanlimit":      "use -limit",
+		"debug":          "Kite's tools print no debugging output",
+	},
+	"status": {
+		"ads":        "Kite reads ads from the collector only",
+		"annex-name": "Kite has no annexes",
+		"cod":        "Kite has no computing on demand",
+		"defrag":     "Kite has no defrag daemon",
+		"direct":     "Kite asks the collector",
+		"java":       "Kite has no java universe",
+		"vm":         "Kite has no vm universe",
+		"license":    "Kite has no license ads",
+		"grid":       "Kite has no grid ads",
+		"storage":    "Kite has no storage ads",
+		"generic":    "Kite has no generic ads",
+		"subsystem":  "use -constraint 'MyType == \"...\"'",
+		"server":     "Kite's status has one slot view",
+		"state":      "Kite's status has one slot view; use -af Name State Activity",
+		"compact":    "Kite's status has one slot view",
+		"gpus":       "use -af Name GPUs",
+		"run":        "use -claimed",
+		"diagnose":   "Kite has no diagnosis mode",
+		"native":     "Kite's status has one slot view",
+		"offline":    "Kite has no offline ads",
+		"snapshot":   "Kite's status has one slot view",
+		"sort":       "Kite sorts ads by name",
+		"xml":        "Kite prints ads as -long or -json",
+		"target":     "Kite has no target ads in status",
+		"merge":      "Kite has no merge mode",
+		"statistics": "Kite's ads carry no statistics levels",
+		"debug":      "Kite's tools print no debugging output",
+	},
+	"rm": {
+		"forcex": "Kite removes a job once; a removed job leaves the queue",
+		"addr":   "use -name host:port",
+		"debug":  "Kite's tools print no debugging output",
+	},
+	"hold": {
+		"addr":  "use -name host:port",
+		"debug": "Kite's tools print no debugging output",
+	},
+	"release": {
+		"addr":  "use -name host:port",
+		"debug": "Kite's tools print no debugging output",
+	},
+	"qedit": {
+		"forward": "Kite's schedd forwards nothing",
+		"debug":   "Kite's tools print no debugging output",
+	},
+	"userprio": {
+		"setprio":     "Kite sets priority factors (-setfactor), not priorities",
+		"usage":       "use -all",
+		"grouprollup": "Kite has no accounting groups",
+		"debug":       "Kite's tools print no debugging output",
+	},
+	"wait": {
+		"debug": "Kite's tools print no debugging output",
+	},
+	"submit": {
+		"spool":       "Kite's schedd fetches input files itself",
+		"remote":      "use -name",
+		"interactive": "Kite has no interactive jobs",
+		"debug":       "Kite's tools print no debugging output",
+	},
+}
+
+// condorPool is HTCondor's -pool HOST[:PORT] in kite's form, the value
+// of --set pool.collector=HOST:PORT (HTCondor's port, 9618, when none is
+// given).
+func condorPool(value string) string {
+	if _, _, err := net.SplitHostPort(value); err != nil {
+		value = net.JoinHostPort(value, "9618")
+	}
+	return "pool.collector=" + value
+}
+
+// notSupported is the refusal of an HTCondor option Kite cannot honour.
+type notSupported struct{ option, why string }
+
+func (e notSupported) Error() string {
+	return fmt.Sprintf("option -%s is not supported: %s", e.option, e.why)
+}
+
+// htcondorArgs accepts HTCondor's single-dash long options for the
+// command args run: -long, -af, -autoformat:h, -constraint EXPR, -pool
+// HOST. A single-dash word naming a long flag of that command (or a
+// unique prefix of one, as HTCondor's tools take -const) becomes the
+// double-dash form, "-af:lh" becomes "--af=lh"; one naming an HTCondor
+// option the command cannot honour is refused, and any other word that
+// is no run of the command's one-letter flags is an unknown option.
+// Values of flags are left alone, however they start.
+func htcondorArgs(root *cobra.Command, args []string) ([]string, error) {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == root {
+		return args, nil
+	}
+	cmd.InitDefaultHelpFlag()
+	flags := commandFlags(cmd)
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		if strings.HasPrefix(a, "--") {
+			f := flags[strings.TrimPrefix(a, "--")]
+			i = appendFlag(&out, a, f, args, i)
+			continue
+		}
+		if len(a) < 3 || a[0] != '-' || !isLetter(a[1]) {
+			out = append(out, a)
+			continue
+		}
+		name, rest := a[1:], ""
+		if j := strings.IndexAny(name, "=:"); j >= 0 {
+			name, rest = name[:j], "="+name[j+1:]
+		}
+		switch {
+		case name == "pool" && flags["pool"] == nil:
+			v := strings.TrimPrefix(rest, "=")
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			out = append(out, "--set", condorPool(v))
+			continue
+		case name == "version" && flags["version"] == nil:
+			return []string{"version"}, nil
+		}
+		f, err := condorFlag(cmd, flags, name)
+		var ns notSupported
+		if err != nil && !errors.As(err, &ns) && shorthands(cmd, name) {
+			out = append(out, a)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rest != "" {
+			out = append(out, "--"+f.Name+rest)
+			continue
+		}
+		i = appendFlag(&out, "--"+f.Name, f, args, i)
+	}
+	return out, nil
+}
+
+// appendFlag appends the flag word args[i] (written as word) and the
+// values it takes, and returns the index of the last word used: a flag
+// without a default value takes the next word, whatever it looks like;
+// -format takes two, made one value.
+func appendFlag(out *[]string, word string, f *pflag.Flag, args []string, i int) int {
+	switch {
+	case f == nil || f.NoOptDefVal != "" || i+1 == len(args):
+		*out = append(*out, word)
+		return i
+	case f.Value.Type() == (&printfFormat{}).Type() && i+2 < len(args):
+		*out = append(*out, word+"="+args[i+1]+formatSep+args[i+2])
+		return i + 2
+	}
+	*out = append(*out, word, args[i+1])
+	return i + 1
+}
+
+// commandFlags are the long flags cmd takes: its own and those it
+// inherits.
+func commandFlags(cmd *cobra.Command) map[string]*pflag.Flag {
+	flags := map[string]*pflag.Flag{}
+	add := func(f *pflag.Flag) { flags[f.Name] = f }
+	cmd.LocalFlags().VisitAll(add)
+	cmd.InheritedFlags().VisitAll(add)
+	return flags
+}
+
+// condorFlag finds the flag an HTCondor option names: the flag of that
+// name or alias, else the only one it is a prefix of.
+func condorFlag(cmd *cobra.Command, flags map[string]*pflag.Flag, name string) (*pflag.Flag, error) {
+	if alias, ok := condorAliases[name]; ok && flags[alias] != nil {
+		name = alias
+	}
+	if f := flags[name]; f != nil {
+		return f, nil
+	}
+	if why, ok := condorUnsupported[cmd.Name()][name]; ok {
+		return nil, usageError{notSupported{name, why}}
+	}
+	var matches []string
+	for n := range flags {
+		if strings.HasPrefix(n, name) {
+			matches = append(matches, n)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return flags[matches[0]], nil
+	case 0:
+		return nil, usageError{fmt.Errorf("unknown option -%s (%s --help lists the options)", name, cmd.CommandPath())}
+	}
+	slices.Sort(matches)
+	return nil, usageError{fmt.Errorf("option -%s is ambiguous: -%s", name, strings.Join(matches, ", -"))}
+}
+
+// shorthands reports whether a word is a run of cmd's one-letter flags,
+// which pflag reads itself.
+func shorthands(cmd *cobra.Command, word string) bool {
+	for _, c := range word {
+		if cmd.Flags().ShorthandLookup(string(c)) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
