@@ -32,7 +32,21 @@ type fakeStartd struct {
 	run func(claim, job string)
 }
 
+// newFakeStartd is a fake startd of one slot on machine "node" that
+// takes jobs asking for at most 4096 MiB; its claim ids are c1, c2, ...
 func newFakeStartd(t testing.TB, p *pooltest.Pool) *fakeStartd {
+	return fakeMachine(t, p, "startd:9620", "node", "", "TARGET.RequestMemory <= 4096")
+}
+
+// newMachine is a fake startd of one slot on machine name, serving at
+// addr; its claim ids start with the machine's name.
+func newMachine(t testing.TB, p *pooltest.Pool, addr, name string) *fakeStartd {
+	return fakeMachine(t, p, addr, name, name+"-", "true")
+}
+
+// fakeMachine serves a fake startd of one slot whose ad has the
+// requirements, naming its claims prefix c1, prefix c2, ...
+func fakeMachine(t testing.TB, p *pooltest.Pool, addr, name, prefix, requirements string) *fakeStartd {
 	f := &fakeStartd{activated: make(chan string, 100)}
 	m := wire.NewMux(auth.NewVerifier(p.Issuer.Public(), p.Name), nil)
 	m.Handle("POST "+wire.PathClaim, auth.Daemon, func(ctx context.Context, r *wire.Request) (any, error) {
@@ -46,23 +60,25 @@ func newFakeStartd(t testing.TB, p *pooltest.Pool) *fakeStartd {
 			return nil, wire.Conflict("claim refused")
 		}
 		f.claims++
-		return wire.ClaimResult{ClaimID: fmt.Sprintf("c%d", f.claims), Slot: f.slot, Lease: req.Lease}, nil
+		return wire.ClaimResult{ClaimID: fmt.Sprintf("%sc%d", prefix, f.claims), Slot: f.slot, Lease: req.Lease}, nil
 	})
 	m.Handle("POST "+wire.PathActivate, auth.Daemon, func(ctx context.Context, r *wire.Request) (any, error) {
 		var a wire.Activate
 		if err := r.Decode(&a); err != nil {
 			return nil, err
 		}
-		if _, ok := a.Job.Lookup("ClaimId"); ok {
-			return nil, wire.BadRequest("the job ad carries the claim id")
+		for _, private := range []string{attrClaimID, attrReplicaClaims} {
+			if _, ok := a.Job.Lookup(private); ok {
+				return nil, wire.BadRequest("the job ad carries %s", private)
+			}
 		}
 		cl, _ := classad.EvalInt(a.Job, "ClusterId")
-		p, _ := classad.EvalInt(a.Job, "ProcId")
+		pr, _ := classad.EvalInt(a.Job, "ProcId")
 		if f.run != nil {
-			go f.run(a.ClaimID, fmt.Sprintf("%d.%d", cl, p))
+			go f.run(a.ClaimID, fmt.Sprintf("%d.%d", cl, pr))
 			return nil, nil
 		}
-		f.activated <- fmt.Sprintf("%s %d.%d", a.ClaimID, cl, p)
+		f.activated <- fmt.Sprintf("%s %d.%d", a.ClaimID, cl, pr)
 		return nil, nil
 	})
 	m.Handle("POST "+wire.PathAlive, auth.Daemon, func(ctx context.Context, r *wire.Request) (any, error) {
@@ -87,14 +103,17 @@ func newFakeStartd(t testing.TB, p *pooltest.Pool) *fakeStartd {
 		var v wire.Vacate
 		r.Decode(&v)
 		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.dead {
+			return nil, wire.Unavailable("gone")
+		}
 		f.vacated = append(f.vacated, v.ClaimID)
-		f.mu.Unlock()
 		return nil, nil
 	})
-	f.addr = serve(t, p, "startd:9620", m)
-	f.slot = mustParse(`[ MyType = "Machine"; Name = "slot1@node"; MyAddress = "` + f.addr + `"; ClaimId = "secret";
-		Cpus = 1; Memory = 4096; Disk = 100000000; Arch = "X86_64"; OpSys = "LINUX"; FileSystemDomain = "test.org";
-		HasFileTransfer = true; Requirements = TARGET.RequestMemory <= 4096 ]`)
+	f.addr = serve(t, p, addr, m)
+	f.slot = mustParse(`[ MyType = "Machine"; Name = "slot1@` + name + `"; Machine = "` + name + `"; MyAddress = "` + f.addr + `";
+		ClaimId = "secret"; Cpus = 1; Memory = 4096; Disk = 100000000; Arch = "X86_64"; OpSys = "LINUX";
+		FileSystemDomain = "test.org"; HasFileTransfer = true; Requirements = ` + requirements + ` ]`)
 	return f
 }
 

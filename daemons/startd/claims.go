@@ -323,41 +323,42 @@ func (s *Server) handleAlive(ctx context.Context, r *wire.Request) (any, error) 
 
 // handleRelease ends a claim; a job still running is vacated first.
 func (s *Server) handleRelease(ctx context.Context, r *wire.Request) (any, error) {
-	var req wire.ClaimRef
-	if err := r.Decode(&req); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, err := s.claimed(req.ClaimID)
-	if err != nil {
-		return nil, err
-	}
-	st.claim.bySchedd = true
-	s.endClaim(st, "the schedd released the claim", false)
-	return nil, nil
+	return onClaim(s, r, func(req *wire.ClaimRef) string { return req.ClaimID }, func(st *slotState, _ *wire.ClaimRef) {
+		st.claim.bySchedd = true
+		s.endClaim(st, "the schedd released the claim", false)
+	})
 }
 
 // handleVacate stops a claim's job, which goes back to its schedd as
 // evicted; the claim stays, idle, for the schedd to reuse or release.
 func (s *Server) handleVacate(ctx context.Context, r *wire.Request) (any, error) {
-	var req wire.Vacate
-	if err := r.Decode(&req); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	st, err := s.claimed(req.ClaimID)
-	if err != nil {
-		return nil, err
-	}
-	if run := st.claim.run; run != nil {
+	return onClaim(s, r, func(req *wire.Vacate) string { return req.ClaimID }, func(st *slotState, req *wire.Vacate) {
+		run := st.claim.run
+		if run == nil {
+			return
+		}
 		st.claim.bySchedd = true
 		reason := req.Reason
 		if reason == "" {
 			reason = "the schedd vacated the job"
 		}
 		run.Vacate(reason, req.Fast)
+	})
+}
+
+// onClaim decodes a schedd's request about one of its claims and, with
+// the lock held, acts on the claimed slot; an unknown claim is an error.
+func onClaim[T any](s *Server, r *wire.Request, claimID func(*T) string, act func(*slotState, *T)) (any, error) {
+	var req T
+	if err := r.Decode(&req); err != nil {
+		return nil, err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.claimed(claimID(&req))
+	if err != nil {
+		return nil, err
+	}
+	act(st, &req)
 	return nil, nil
 }
