@@ -4,6 +4,7 @@ package chaos
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -490,21 +491,29 @@ func children(pid int) []int {
 	return out
 }
 
-// descendants lists every process below pid.
+// descendants lists every process below pid, parents before children.
 func descendants(pid int) []int {
 	parent := map[int]int{}
 	for _, p := range allPIDs() {
 		parent[p] = parentOf(p)
 	}
 	var out []int
+	depth := map[int]int{}
 	for p := range parent {
-		for a := parent[p]; a > 1; a = parent[a] {
+		d := 1
+		for a := parent[p]; a > 1; a, d = parent[a], d+1 {
 			if a == pid {
 				out = append(out, p)
+				depth[p] = d
 				break
 			}
 		}
 	}
+	// Parents first: a machine that dies takes its processes at once, so
+	// a startd must never outlive its jobs long enough to see them die by
+	// the kill (it would report them exited by signal 9, as it must for a
+	// job killed by anything else).
+	slices.SortFunc(out, func(a, b int) int { return cmp.Compare(depth[a], depth[b]) })
 	return out
 }
 
