@@ -202,13 +202,14 @@ func (s *Server) deliver(ctx context.Context, snap *matchmaker.Snapshot, matches
 		}
 		groups[k] = append(groups[k], m)
 	}
-	limitsOf := requestLimits(snap)
+	limitsOf, workOf := requestLimits(snap)
 	now := s.now()
 	var wg sync.WaitGroup
 	for _, k := range keys {
 		ms := groups[k]
 		for _, m := range ms {
-			s.pending.add(m, limitsOf[m.Schedd+"\x00"+m.Request], now)
+			key := m.Schedd + "\x00" + m.Request
+			s.pending.add(m, limitsOf[key], workOf[key], now)
 		}
 		wg.Go(func() {
 			cctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
@@ -227,14 +228,16 @@ func (s *Server) deliver(ctx context.Context, snap *matchmaker.Snapshot, matches
 	wg.Wait()
 }
 
-// requestLimits maps schedd and request id to the request's limits.
-func requestLimits(snap *matchmaker.Snapshot) map[string][]matchmaker.LimitUse {
-	out := map[string][]matchmaker.LimitUse{}
+// requestLimits maps schedd and request id to the request's limits and
+// to the work its jobs declare (policy.JobWork).
+func requestLimits(snap *matchmaker.Snapshot) (map[string][]matchmaker.LimitUse, map[string]float64) {
+	limits, work := map[string][]matchmaker.LimitUse{}, map[string]float64{}
 	for _, sub := range snap.Submitters {
 		for _, r := range sub.Requests {
-			schedd := cmp.Or(r.Schedd, sub.Schedd)
-			out[schedd+"\x00"+r.ID] = matchmaker.JobLimits(r.Ad)
+			key := cmp.Or(r.Schedd, sub.Schedd) + "\x00" + r.ID
+			limits[key] = matchmaker.JobLimits(r.Ad)
+			work[key] = policy.JobWork(r.Ad)
 		}
 	}
-	return out
+	return limits, work
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/matchmaker"
+	"github.com/kite-sched/kite/internal/policy"
 )
 
 // Between a match and the startd's next ad, the collector still shows the
@@ -19,8 +20,11 @@ type pendingMatch struct {
 	seq, start int64 // the slot ad's UpdateSequenceNumber and DaemonStartTime
 	at         time.Time
 	pslot      bool
-	// What the matches took of a partitionable slot.
+	// What the matches took of a partitionable slot: resources, and the
+	// jobs' declared work (policy.Charge).
 	cpus, memory, disk float64
+	work               float64
+	jobs               int
 	limits             []matchmaker.LimitUse
 	users              map[string]float64 // slot weight matched to each user
 }
@@ -31,8 +35,8 @@ type pendingMatches struct {
 	bySlot map[string]*pendingMatch
 }
 
-// add remembers match m, whose job holds limits.
-func (p *pendingMatches) add(m matchmaker.Match, limits []matchmaker.LimitUse, now time.Time) {
+// add remembers match m, whose job holds limits and declares work.
+func (p *pendingMatches) add(m matchmaker.Match, limits []matchmaker.LimitUse, work float64, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	seq := classad.EvalIntOr(m.Slot, attr.UpdateSequence, 0)
@@ -55,6 +59,8 @@ func (p *pendingMatches) add(m matchmaker.Match, limits []matchmaker.LimitUse, n
 	e.cpus += m.Cpus
 	e.memory += m.Memory
 	e.disk += m.Disk
+	e.work += work
+	e.jobs++
 	e.limits = append(e.limits, limits...)
 }
 
@@ -68,7 +74,8 @@ func (p *pendingMatches) forget(ms []matchmaker.Match) {
 }
 
 // apply takes what is still pending out of a cycle's slots: matched static
-// slots are dropped, partitionable ones shrink, and pending jobs' limits
+// slots are dropped, partitionable ones shrink and hold the matched jobs'
+// work (KiteWorkLeft, KiteQueueLength), and pending jobs' limits
 // and slot weight count as held by their users. Entries whose slot has
 // advertised since, or that are older than the ttl, are forgotten.
 func (p *pendingMatches) apply(slots *[]*classad.Ad, limits, inUse map[string]float64, now time.Time) {
@@ -104,6 +111,7 @@ func (p *pendingMatches) apply(slots *[]*classad.Ad, limits, inUse map[string]fl
 		setNumber(ad, attr.Cpus, classad.EvalNumberOr(ad, attr.Cpus, 0)-e.cpus)
 		setNumber(ad, attr.Memory, classad.EvalNumberOr(ad, attr.Memory, 0)-e.memory)
 		setNumber(ad, attr.Disk, classad.EvalNumberOr(ad, attr.Disk, 0)-e.disk)
+		policy.Charge(ad, e.work, e.jobs)
 		kept = append(kept, ad)
 	}
 	*slots = kept

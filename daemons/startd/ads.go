@@ -37,6 +37,7 @@ func (s *Server) slotAd(st *slotState) *classad.Ad {
 	s.mon.publish(ad)
 	s.policyAttrs(ad, st)
 	s.claimAttrs(ad, st)
+	s.workAttrs(ad, st)
 	return ad
 }
 

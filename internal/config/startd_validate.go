@@ -29,6 +29,8 @@ var startdOwned = []string{
 	"KiteBenchmark", "KiteBenchmarkIndex", "KiteReliability", "KiteAvgFailedTime",
 	"KiteAvgSucceededTime", "KiteAvgUptime", "KiteRuntimeDelay", "KiteLostRuntime",
 	"KiteJobsCompleted", "KiteJobsAborted",
+	// What the strategies read of a slot's jobs (daemons/startd/workleft.go).
+	"KiteWorkLeft", "KiteQueueLength",
 }
 
 // validateStartd checks the [startd] section.

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
 )
 
@@ -16,10 +17,12 @@ import (
 // is the time its host needs to finish what it holds, KiteWorkLeft /
 // KiteSpeed (a missing KiteWorkLeft counts as no work, a missing speed as
 // 1, and a host with work left and a speed of 0 never finishes). The loads
-// are those the slots advertised when the cycle began; a slot taken in a
-// cycle takes no second job in it, so the next job goes to the next least
-// loaded host. Ties keep HTCondor's rank order. Requests are served
-// oldest first.
+// are those the slots advertised when the cycle began; a static slot taken
+// in a cycle takes no second job in it, so the next job goes to the next
+// least loaded host, and a partitionable slot (a host that takes jobs
+// while it has cores free, the simulator's queue-mode host) holds the job's
+// KiteWork more (Charge) before the next job chooses. Ties keep HTCondor's
+// rank order. Requests are served oldest first.
 //
 // Parameters:
 //
@@ -49,30 +52,21 @@ func (l *LeastWorkLeft) Configure(p Params) error {
 	return nil
 }
 
+// Needs implements Needful: a request's KiteWork is what a partitionable
+// slot it takes holds more.
+func (*LeastWorkLeft) Needs() Needs { return Needs{Significant: []string{attr.KiteWork}} }
+
 // Distribute implements Strategy.
 func (l *LeastWorkLeft) Distribute(m Market) {
-	slots := m.Slots()
-	reqs := m.Requests()
-	loads := make(map[int]float64)
+	c := &lwlCycle{l: l, m: m, ads: map[int]*classad.Ad{}, loads: map[int]float64{}}
 	var cands []int
 	for _, j := range requestsByAge(m) {
 		cands = m.Candidates(j, cands[:0])
-		load := func(i int) float64 {
-			if l.rank != nil {
-				return l.rankOf(slots[i].Ad, reqs[j].Ad)
-			}
-			w, ok := loads[i]
-			if !ok {
-				w = WorkLeft(slots[i].Ad)
-				loads[i] = w
-			}
-			return w
-		}
 		keyed := make([]loaded, len(cands))
 		for k, i := range cands {
-			keyed[k] = loaded{i, load(i)}
+			keyed[k] = loaded{i, c.load(i, j), k}
 		}
-		slices.SortStableFunc(keyed, func(a, b loaded) int { return cmp.Compare(a.w, b.w) })
+		slices.SortStableFunc(keyed, compareLoaded)
 		k := 0
 		for m.Remaining(j) > 0 {
 			for k < len(keyed) && !(m.Free(keyed[k].i) && m.Matches(j, keyed[k].i)) {
@@ -82,18 +76,121 @@ func (l *LeastWorkLeft) Distribute(m Market) {
 				noSlot(m, j)
 				break
 			}
-			if _, why := m.Assign(j, keyed[k].i); why != OK {
+			i := keyed[k].i
+			if _, why := m.Assign(j, i); why != OK {
 				m.Reject(j, why)
 				break
+			}
+			if m.Slots()[i].Partitionable && m.Free(i) {
+				// The host holds the job now and may take another:
+				// its load grows, as the simulator's queue does.
+				c.charge(i, j)
+				keyed[k].w = c.load(i, j)
+				resort(keyed[k:])
 			}
 		}
 	}
 }
 
-// loaded is a candidate slot with its work left.
+// lwlCycle is one cycle of least-work-left: the partitionable slots'
+// ads charged with the jobs they took, and the loads read so far.
+type lwlCycle struct {
+	l     *LeastWorkLeft
+	m     Market
+	ads   map[int]*classad.Ad
+	loads map[int]float64
+}
+
+// ad is slot i's ad with what it took this cycle.
+func (c *lwlCycle) ad(i int) *classad.Ad {
+	if ad, ok := c.ads[i]; ok {
+		return ad
+	}
+	return c.m.Slots()[i].Ad
+}
+
+// load is slot i's load for request j: the rank, or the work left.
+func (c *lwlCycle) load(i, j int) float64 {
+	if c.l.rank != nil {
+		return c.l.rankOf(c.ad(i), c.m.Requests()[j].Ad)
+	}
+	w, ok := c.loads[i]
+	if !ok {
+		w = WorkLeft(c.ad(i))
+		c.loads[i] = w
+	}
+	return w
+}
+
+// charge makes slot i's ad hold one more job of request j.
+func (c *lwlCycle) charge(i, j int) {
+	ad, ok := c.ads[i]
+	if !ok {
+		ad = c.m.Slots()[i].Ad.Clone()
+		c.ads[i] = ad
+	}
+	Charge(ad, JobWork(c.m.Requests()[j].Ad), 1)
+	delete(c.loads, i)
+}
+
+// loaded is a candidate slot with its work left and its place in the
+// rank order.
 type loaded struct {
-	i int
-	w float64
+	i    int
+	w    float64
+	rank int
+}
+
+// compareLoaded orders by load, then rank order.
+func compareLoaded(a, b loaded) int {
+	if c := cmp.Compare(a.w, b.w); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.rank, b.rank)
+}
+
+// resort moves s[0], whose load changed, to its place in the sorted s.
+func resort(s []loaded) {
+	for k := 0; k+1 < len(s) && compareLoaded(s[k+1], s[k]) < 0; k++ {
+		s[k], s[k+1] = s[k+1], s[k]
+	}
+}
+
+// JobWork is the work a job declares (its KiteWork, 0 when it has none).
+func JobWork(job *classad.Ad) float64 {
+	w := classad.EvalNumberOr(job, attr.KiteWork, 0)
+	if !(w > 0) || math.IsInf(w, 1) {
+		return 0
+	}
+	return w
+}
+
+// Charge makes a slot ad hold jobs more jobs of work w in all: its
+// KiteWorkLeft grows by w and its KiteQueueLength by jobs, as a startd
+// advertises them once it has the jobs (daemons/startd/workleft.go) and
+// as the simulator's queue shows them. The negotiator charges the slots
+// it matched until their ads show the matches.
+func Charge(ad *classad.Ad, w float64, jobs int) {
+	old, ok := ad.Lookup(attr.KiteWorkLeft)
+	v, lit := classad.LiteralNumber(old)
+	sum, charged := old.(*ast.Binary)
+	var was float64
+	if charged {
+		was, charged = classad.LiteralNumber(sum.Y)
+		charged = charged && sum.Op == ast.OpAdd
+	}
+	switch {
+	case !ok:
+		ad.Set(attr.KiteWorkLeft, ast.Number(w))
+	case lit:
+		ad.Set(attr.KiteWorkLeft, ast.Number(v+w))
+	case charged: // (advertised) + charged: the charges add up in one number
+		ad.Set(attr.KiteWorkLeft, &ast.Binary{At: ast.NoPos, Op: ast.OpAdd, X: sum.X, Y: ast.Number(was + w)})
+	default:
+		ad.Set(attr.KiteWorkLeft, &ast.Binary{At: ast.NoPos, Op: ast.OpAdd, X: &ast.Paren{At: ast.NoPos, X: old}, Y: ast.Number(w)})
+	}
+	q := classad.EvalNumberOr(ad, attr.KiteQueueLength, 0)
+	ad.Set(attr.KiteQueueLength, ast.Number(q+float64(jobs)))
 }
 
 // rankOf evaluates the rank expression; anything but a number is +Inf.

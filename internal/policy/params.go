@@ -28,6 +28,9 @@ func NewWith(name string, params Params) (Strategy, error) {
 	if err != nil || len(params) == 0 {
 		return s, err
 	}
+	if err := simulatorKeys(params); err != nil {
+		return nil, fmt.Errorf("strategy %q: %w", name, err)
+	}
 	c, ok := s.(Configurable)
 	if !ok {
 		return nil, fmt.Errorf("strategy %q takes no parameters (given %s)", name, strings.Join(params.names(), ", "))
@@ -45,6 +48,27 @@ func (p Params) names() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// simulatorOnly are the simulator's settings of a compared policy that
+// are not a strategy's parameters, with why a live pool has none.
+var simulatorOnly = map[string]string{
+	"dispatch": `queue dispatch (jobs waiting in per-host FCFS queues) exists only in the simulator ` +
+		`(kite sim: dispatch = "queue" on the [[policy]]); a live pool dispatches by pull: a job starts ` +
+		`when a slot is free, and a partitionable slot is a host whose queue holds as many jobs as it has cores`,
+	"batch": `offering every idle job each cycle is a setting of the simulator's queue dispatch ` +
+		`(kite sim: batch = true on the [[policy]]); a live negotiator offers every idle job each cycle`,
+}
+
+// simulatorKeys refuses the simulator's policy settings given as
+// parameters, saying where they work.
+func simulatorKeys(p Params) error {
+	for _, k := range p.names() {
+		if why, ok := simulatorOnly[k]; ok {
+			return fmt.Errorf("parameter %q is not a strategy parameter: %s", k, why)
+		}
+	}
+	return nil
 }
 
 // only reports the first parameter not among known.

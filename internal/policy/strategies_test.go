@@ -210,6 +210,12 @@ func TestParams(t *testing.T) {
 		{"round-robin", policy.Params{"key": ""}, `parameter "key": must not be empty`},
 		{"least-work-left", policy.Params{"rank": "KiteWorkLeft +"}, `parameter "rank"`},
 		{"nope", nil, `unknown strategy "nope"`},
+		// Queue dispatch is the simulator's: a live configuration that
+		// asks for it is refused with where it works.
+		{"least-work-left", policy.Params{"dispatch": "queue"},
+			`strategy "least-work-left": parameter "dispatch" is not a strategy parameter: queue dispatch (jobs waiting in per-host FCFS queues) exists only in the simulator (kite sim: dispatch = "queue" on the [[policy]])`},
+		{"random", policy.Params{"dispatch": "queue"}, `strategy "random": parameter "dispatch" is not a strategy parameter: queue dispatch`},
+		{"min-min", policy.Params{"batch": true}, `strategy "min-min": parameter "batch" is not a strategy parameter: offering every idle job each cycle is a setting of the simulator's queue dispatch`},
 	}
 	for _, tc := range tests {
 		_, err := policy.NewWith(tc.name, tc.params)
