@@ -7,7 +7,9 @@
 // unparser writes: `a + b * c`, `{ 1,2 }`, `[ a = 1; b = "x" ]`, reals as
 // %.15E, =?= as `is`. AppendPretty is the layout of HTCondor's PrettyPrint
 // (what the unparse() function returns); AppendOldAttr writes the old
-// one-attribute-per-line syntax; AppendJSON writes HTCondor's JSON form.
+// one-attribute-per-line syntax, and AppendLongAttr that syntax as
+// HTCondor's tools print ads in long form (reals as %.16G, =?= and =!=);
+// AppendJSON writes HTCondor's JSON form.
 // Parsing a printed tree gives the same tree.
 //
 // Refs walks what an evaluation reads: the attributes of an ad followed

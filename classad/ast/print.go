@@ -40,6 +40,7 @@ type printer struct {
 	style  Style
 	indent int
 	old    bool // strings in the old syntax: only " is escaped
+	long   bool // HTCondor's long form: see AppendLongAttr
 }
 
 const (
@@ -52,6 +53,8 @@ func (p *printer) expr(e Expr) {
 	case *Literal:
 		if p.old && x.Kind == StringLit {
 			p.buf = appendOldQuoted(p.buf, x.Str, '"')
+		} else if p.long && x.Kind == RealLit {
+			p.buf = AppendLongReal(p.buf, x.Real)
 		} else {
 			p.buf = AppendLiteral(p.buf, x)
 		}
@@ -78,7 +81,7 @@ func (p *printer) expr(e Expr) {
 	case *Binary:
 		p.expr(x.X)
 		p.buf = append(p.buf, ' ')
-		p.buf = append(p.buf, x.Op.String()...)
+		p.buf = append(p.buf, p.opText(x.Op)...)
 		p.buf = append(p.buf, ' ')
 		p.expr(x.Y)
 	case *Cond:

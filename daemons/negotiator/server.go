@@ -275,6 +275,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathReschedule, auth.Write, s.handleReschedule)
 	m.Handle("GET "+wire.PathPriorities, auth.Read, s.handlePriorities)
 	m.Handle("POST "+wire.PathSetFactor, auth.Administrator, s.handleSetFactor)
+	m.Handle("POST "+wire.PathSetPriority, auth.Administrator, s.handleSetPriority)
 	m.Handle("POST "+wire.PathResetUsage, auth.Administrator, s.handleResetUsage)
 	m.Handle("GET "+wire.PathCycle, auth.Read, s.handleCycle)
 	metrics.Serve(m, s.reg)
@@ -310,11 +311,33 @@ func (s *Server) handleSetFactor(ctx context.Context, r *wire.Request) (any, err
 	if in.User == "" {
 		return nil, wire.BadRequest("a user is required")
 	}
-	u, err := s.acct.SetFactor(in.User, in.Factor)
-	if err != nil {
+	if err := fairshare.CheckFactor(in.Factor); err != nil {
 		return nil, wire.BadRequest("%v", err)
 	}
+	u, err := s.acct.SetFactor(in.User, in.Factor)
+	if err != nil {
+		return nil, wire.Unavailable("the accountant cannot commit the change: %v", err)
+	}
 	s.log.Info("priority factor set", "user", in.User, "factor", in.Factor, "by", r.Caller.Name)
+	return wirePriority(u), nil
+}
+
+func (s *Server) handleSetPriority(ctx context.Context, r *wire.Request) (any, error) {
+	var in wire.SetPriority
+	if err := r.Decode(&in); err != nil {
+		return nil, err
+	}
+	if in.User == "" {
+		return nil, wire.BadRequest("a user is required")
+	}
+	if err := fairshare.CheckPriority(in.Priority); err != nil {
+		return nil, wire.BadRequest("%v", err)
+	}
+	u, err := s.acct.SetPriority(in.User, in.Priority, s.now())
+	if err != nil {
+		return nil, wire.Unavailable("the accountant cannot commit the change: %v", err)
+	}
+	s.log.Info("real priority set", "user", in.User, "priority", in.Priority, "by", r.Caller.Name)
 	return wirePriority(u), nil
 }
 
@@ -324,8 +347,11 @@ func (s *Server) handleResetUsage(ctx context.Context, r *wire.Request) (any, er
 		return nil, err
 	}
 	u, err := s.acct.ResetUsage(in.User, s.now())
-	if err != nil {
+	switch {
+	case errors.Is(err, fairshare.ErrNoUser):
 		return nil, wire.NotFound("%v", err)
+	case err != nil:
+		return nil, wire.Unavailable("the accountant cannot commit the change: %v", err)
 	}
 	s.log.Info("usage reset", "user", in.User, "by", r.Caller.Name)
 	return wirePriority(u), nil

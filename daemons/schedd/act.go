@@ -18,7 +18,7 @@ import (
 // tool names the command that made a change, for reasons: "via kite hold
 // (by user alice)", as HTCondor writes "via condor_hold (by user alice)".
 func toolReason(action, caller string) string {
-	verb := map[string]string{wire.ActRemove: "rm", wire.ActHold: "hold", wire.ActRelease: "release"}[action]
+	verb := map[string]string{wire.ActRemove: "rm", wire.ActHold: "hold", wire.ActRelease: "release", wire.ActVacate: "vacate_job"}[action]
 	return fmt.Sprintf("via kite %s (by user %s)", verb, caller)
 }
 
@@ -114,10 +114,22 @@ func (s *Server) handleAct(ctx context.Context, r *wire.Request) (any, error) {
 		}
 	case wire.ActRelease:
 		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool { return s.release(tx, j, reason, ev) }
+	case wire.ActVacate:
+		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool { return s.vacateJob(tx, j, reason, a.Fast, ev) }
 	default:
-		return nil, wire.BadRequest("unknown action %q (remove, hold or release)", a.Action)
+		return nil, wire.BadRequest("unknown action %q (remove, hold, release or vacate)", a.Action)
+	}
+	factories := 0
+	if a.Action != wire.ActRelease { // a factory stops before its jobs do
+		if factories, err = s.actFactories(sel, a.All, r.Caller, a.Action); err != nil {
+			return nil, wire.Unavailable("%v", err)
+		}
 	}
 	res, err := s.actBatches(sel, r.Caller, act)
+	if err == nil && a.Action == wire.ActRelease { // and resumes after them
+		factories, err = s.actFactories(sel, a.All, r.Caller, a.Action)
+	}
+	res.Factories = factories
 	if res.Changed > 0 {
 		s.kickAds()
 	}

@@ -121,11 +121,10 @@ func (l *ledger) acked() {
 	}
 }
 
-// TestSurvivesSIGKILL kills a schedd in the middle of a burst of submits
-// and edits; after a restart every acknowledged change is there, and
-// nothing else: a submit is there whole or not at all, and an edit holds
-// its last acknowledged value or the one in flight.
-func TestSurvivesSIGKILL(t *testing.T) {
+// crashPool writes the configuration of a child schedd in a new
+// directory, and returns it with a way to connect to the child as alice.
+func crashPool(t *testing.T) (string, func(addr string) *wire.Client) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
@@ -151,7 +150,15 @@ func TestSurvivesSIGKILL(t *testing.T) {
 	connect := func(addr string) *wire.Client {
 		return wire.NewConnector(wire.ConnectorOptions{Token: wire.StaticToken(tok)}).Client(addr)
 	}
+	return dir, connect
+}
 
+// TestSurvivesSIGKILL kills a schedd in the middle of a burst of submits
+// and edits; after a restart every acknowledged change is there, and
+// nothing else: a submit is there whole or not at all, and an edit holds
+// its last acknowledged value or the one in flight.
+func TestSurvivesSIGKILL(t *testing.T) {
+	dir, connect := crashPool(t)
 	c := startChild(t, dir)
 	l := &ledger{clusters: map[int64]int{}, pending: map[int64]int{}, edits: map[string]int64{}, inflight: map[string]int64{},
 		busy: make(chan struct{}), killAfter: 200}

@@ -21,6 +21,8 @@
 //	attrclass  who may set which job attribute (immutable, protected, secure)
 //	jobpolicy  what periodic and on-exit policy expressions decide
 //	jobtypes   JoSchKa's job type statistics, kept in the queue's store
+//	factory    late materialization: job factories, whose procs the
+//	           queue's transactions add as max_idle/max_materialize allow
 //	matchexp   $$() match-time substitution against the claimed slot
 //	transfer   job files served to and taken from the startd, as the owner
 //

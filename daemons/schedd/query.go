@@ -143,9 +143,12 @@ func (s *Server) handleQuery(ctx context.Context, r *wire.Request, out *wire.Str
 	if err := s.exprLimits().Names("projection", q.Projection); err != nil {
 		return err
 	}
+	if q.Factories {
+		return s.sendFactories(out, sel, q.Projection)
+	}
 	views := s.views(sel)
 	if q.Batches {
-		return sendBatches(out, views, sel)
+		return sendBatches(out, views, sel, s.unmade)
 	}
 	if jobtypes.Wanted(&q) {
 		s.types.PublishViews(views)
@@ -269,7 +272,8 @@ func project(ad *classad.Ad, names []string) *classad.Ad {
 func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 // sendBatches sends condor_q's batch summary of the selected jobs.
-func sendBatches(out *wire.Stream, views []queue.View, sel *selection) error {
+// unmade says how many procs of a cluster its factory has yet to make.
+func sendBatches(out *wire.Stream, views []queue.View, sel *selection, unmade func(cluster int64) int64) error {
 	byKey := map[string]*wire.Batch{}
 	var order []*wire.Batch
 	seen := map[*classad.Ad]bool{} // clusters counted in their batch's total
@@ -294,6 +298,7 @@ func sendBatches(out *wire.Stream, views []queue.View, sel *selection) error {
 		if !seen[v.Cluster] {
 			seen[v.Cluster] = true
 			b.Total += v.Int(attr.TotalSubmitProcs, 0)
+			b.Unmade += unmade(v.ID.Cluster)
 		}
 		b.Submitted = min(b.Submitted, qdate)
 		b.Last = v.ID.String()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/schedd/claims"
+	"github.com/kite-sched/kite/daemons/schedd/factory"
 	"github.com/kite-sched/kite/daemons/schedd/jobtypes"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/daemons/schedd/transfer"
@@ -122,6 +123,7 @@ type Server struct {
 	reg         *prometheus.Registry
 	met         *scheddMetrics
 	types       *jobtypes.Stats // job type statistics
+	factories   *factory.Set    // late materialization, read and changed under the queue's lock
 	lost        *lostStartds    // lost machines (lost.go)
 
 	mu   sync.Mutex
@@ -217,6 +219,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.q = q
 	defer q.Close()
+	if err := s.openFactories(); err != nil {
+		return fmt.Errorf("schedd: %w", err)
+	}
 	if s.types, err = jobtypes.Open(q, s.now); err != nil {
 		// Statistics only: a full disk must not keep the schedd down.
 		s.log.Error("job type statistics not rebuilt (again at the next start)", "err", err)
@@ -308,9 +313,11 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("GET "+wire.PathTotals, auth.Read, s.handleTotals)
 	m.Handle("POST "+wire.PathAct, auth.Write, s.handleAct)
 	m.Handle("POST "+wire.PathEdit, auth.Write, s.handleEdit)
+	m.Handle("POST "+wire.PathTail, auth.Write, s.handleTail)
 	m.HandleStream("POST "+wire.PathHistory, auth.Read, s.handleHistory)
 	m.LimitBody(s.cfg.MaxBodyBytes, "schedd.max_body_bytes")
 	m.Handle("POST "+wire.PathSubmit, auth.Write, s.handleSubmit)
+	m.Handle("POST "+wire.PathSubmitFactory, auth.Write, s.handleSubmitFactory)
 	m.Handle("POST "+wire.PathResourceRequests, auth.Daemon, s.handleRequests)
 	m.Handle("POST "+wire.PathMatches, auth.Daemon, s.handleMatches)
 	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdate)

@@ -65,7 +65,7 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 	if err := s.checkLogs(acct, ad, procs); err != nil {
 		return nil, err
 	}
-	if err := s.submit(cluster, owner, ad, procs, raws[1:]); err != nil {
+	if err := s.submit(cluster, owner, ad, procs, raws[1:], nil); err != nil {
 		return nil, err
 	}
 	s.met.submits.Inc()
@@ -74,8 +74,9 @@ func (s *Server) handleSubmit(ctx context.Context, r *wire.Request) (any, error)
 }
 
 // submit commits a checked cluster and logs its submit events, which are
-// formatted while the cluster is written.
-func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*classad.Ad, raws [][]byte) error {
+// formatted while the cluster is written; then, when set, runs in the
+// same transaction with the new cluster (a job factory's start).
+func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*classad.Ad, raws [][]byte, then func(*queue.Tx, *queue.Cluster)) error {
 	events := make(chan *eventBatch, 1)
 	go func() { events <- s.submitEvents(cluster, ad, procs) }()
 	err := s.q.Update(func(tx *queue.Tx) error {
@@ -85,8 +86,12 @@ func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*cl
 		if err := s.checkOwnerJobs(tx, owner, len(procs)); err != nil {
 			return err
 		}
-		if _, err := tx.Submit(cluster, owner, ad, procs, raws); err != nil {
+		c, err := tx.Submit(cluster, owner, ad, procs, raws)
+		if err != nil {
 			return wire.Conflict("submit: %v", err)
+		}
+		if then != nil {
+			then(tx, c)
 		}
 		tx.AfterCommit(func() { (<-events).write() })
 		return nil
@@ -99,10 +104,16 @@ func (s *Server) submit(cluster int64, owner string, ad *classad.Ad, procs []*cl
 
 // submitEvents formats the submit events of a new cluster.
 func (s *Server) submitEvents(cluster int64, ad *classad.Ad, procs []*classad.Ad) *eventBatch {
+	return s.procEvents(cluster, 0, ad, procs)
+}
+
+// procEvents formats the submit events of procs first, first+1, ... of a
+// cluster.
+func (s *Server) procEvents(cluster, first int64, ad *classad.Ad, procs []*classad.Ad) *eventBatch {
 	ev := s.newEvents().sized(len(procs))
 	host := "<" + s.Addr() + ">"
 	for i, own := range procs {
-		v := queue.View{ID: queue.JobID{Cluster: cluster, Proc: int64(i)}, Cluster: ad, Own: own}
+		v := queue.View{ID: queue.JobID{Cluster: cluster, Proc: first + int64(i)}, Cluster: ad, Own: own}
 		ev.add(&v, userlog.Event{Code: userlog.Submit, Host: host, Notes: v.String(attr.SubmitEventNotes)})
 	}
 	return ev
@@ -180,7 +191,12 @@ func checkProc(i int, cluster int64, p *classad.Ad) error {
 	if !ok || !isInt(e, int64(i)) {
 		return wire.BadRequest("submit: job %d: ProcId must be %d", i, i)
 	}
-	what := fmt.Sprintf("job %d.%d", cluster, i)
+	return checkOwn(fmt.Sprintf("job %d.%d", cluster, i), cluster, p)
+}
+
+// checkOwn checks a job's own attributes (what names the job): they
+// leave the schedd's attributes alone.
+func checkOwn(what string, cluster int64, p *classad.Ad) error {
 	for name, e := range p.All() {
 		if attrclass.Of(name) != attrclass.Immutable || ast.EqualFold(name, attr.ProcID) {
 			continue

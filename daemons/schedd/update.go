@@ -49,7 +49,10 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 	case wire.EventExited, wire.EventHeld, wire.EventFailed:
 		return nil, s.ended(id, c, &u, at)
 	case wire.EventEvicted:
+		// The claim's job is gone; the claim is given back (a vacate
+		// leaves it idle at the startd).
 		s.claims.Drop(c)
+		s.goBackground(func(ctx context.Context) { s.releaseClaim(ctx, c) })
 		reason := u.Reason
 		if reason == "" {
 			reason = "The startd evicted the job"

@@ -375,6 +375,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathAlive, auth.Daemon, s.handleAlive)
 	m.Handle("POST "+wire.PathRelease, auth.Daemon, s.handleRelease)
 	m.Handle("POST "+wire.PathVacate, auth.Daemon, s.handleVacate)
+	m.Handle("POST "+wire.PathClaimFile, auth.Daemon, s.handleClaimFile)
 	m.SetMaxBody(64 << 10) // the tools' requests name a few slots
 	m.Handle("GET "+PathSlots, auth.Read, s.handleSlots)
 	m.Handle("POST "+PathDrain, auth.Administrator, s.handleDrain)

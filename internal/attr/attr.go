@@ -71,6 +71,7 @@ const (
 	RequestDisk          = "RequestDisk"
 	TransferInput        = "TransferInput"
 	TransferOutput       = "TransferOutput"
+	TransferOutputRemaps = "TransferOutputRemaps"
 	ShouldTransferFiles  = "ShouldTransferFiles"
 	WhenToTransferOutput = "WhenToTransferOutput"
 	JobBatchName         = "JobBatchName"
@@ -239,7 +240,8 @@ const UniverseVanilla = 5
 // Attributes of scheduling policies and the simulator (internal/sim): what
 // a host publishes about its queue and speed, and what a job says of its
 // size and kind. Strategies such as least-work-left read them from slot
-// ads; the simulator writes them.
+// ads; the simulator and the startds (daemons/startd/workleft.go) write
+// them.
 const (
 	// KiteWork is a job's size in work units (the simulator runs it for
 	// KiteWork / KiteSpeed seconds).

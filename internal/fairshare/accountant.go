@@ -24,6 +24,9 @@ import (
 // share divides the pool by. Usage accumulates in weighted slot-seconds.
 // Every change is committed to a bbolt file before it is reported done.
 
+// ErrNoUser says that the accountant has no such user.
+var ErrNoUser = errors.New("no such user in the accountant")
+
 // MinPriority is the smallest real user priority (HTCondor's).
 const MinPriority = 0.5
 
@@ -287,16 +290,63 @@ func compareFloat(a, b float64) int {
 
 // SetFactor sets name's priority factor and commits it.
 func (a *Accountant) SetFactor(name string, factor float64) (Usage, error) {
-	if !(factor > 0) || math.IsInf(factor, 0) {
-		return Usage{}, fmt.Errorf("priority factor %v: must be a positive number", factor)
+	if err := CheckFactor(factor); err != nil {
+		return Usage{}, err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	u := a.user(name)
+	return a.commitLocked(name, true, func(u *Usage) { u.Factor = factor })
+}
+
+// SetPriority sets name's real user priority as of now (condor_userprio
+// -setprio) and commits it; it decays from there as any priority does.
+func (a *Accountant) SetPriority(name string, priority float64, now time.Time) (Usage, error) {
+	if err := CheckPriority(priority); err != nil {
+		return Usage{}, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.commitLocked(name, true, func(u *Usage) {
+		a.advance(u, now, u.InUse)
+		u.Priority = priority
+	})
+}
+
+// CheckFactor refuses a priority factor that is not a positive number.
+func CheckFactor(factor float64) error {
+	if !(factor > 0) || math.IsInf(factor, 0) {
+		return fmt.Errorf("priority factor %v: must be a positive number", factor)
+	}
+	return nil
+}
+
+// CheckPriority refuses a real priority that is not a number of at least
+// MinPriority.
+func CheckPriority(priority float64) error {
+	if !(priority >= MinPriority) || math.IsInf(priority, 0) {
+		return fmt.Errorf("real priority %v: must be a number of at least %v", priority, MinPriority)
+	}
+	return nil
+}
+
+// commitLocked changes name's account (a new one if create is set) and
+// commits it; a failed commit undoes the change in memory too.
+func (a *Accountant) commitLocked(name string, create bool, change func(*Usage)) (Usage, error) {
+	u, known := a.users[name]
+	if !known && !create {
+		return Usage{}, fmt.Errorf("%w: %q", ErrNoUser, name)
+	}
+	if !known {
+		u = a.user(name)
+	}
 	before := *u
-	u.Factor = factor
+	change(u)
 	if err := a.save(u); err != nil {
-		*u = before
+		if known {
+			*u = before
+		} else {
+			delete(a.users, name)
+		}
 		return Usage{}, err
 	}
 	delete(a.dirty, name)
@@ -308,19 +358,10 @@ func (a *Accountant) SetFactor(name string, factor float64) (Usage, error) {
 func (a *Accountant) ResetUsage(name string, now time.Time) (Usage, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	u, ok := a.users[name]
-	if !ok {
-		return Usage{}, fmt.Errorf("no user %q in the accountant", name)
-	}
-	before := *u
-	u.Priority, u.Accumulated, u.BeginUsage = MinPriority, 0, time.Time{}
-	if u.InUse > 0 {
-		u.BeginUsage = now
-	}
-	if err := a.save(u); err != nil {
-		*u = before
-		return Usage{}, err
-	}
-	delete(a.dirty, name)
-	return *u, nil
+	return a.commitLocked(name, false, func(u *Usage) {
+		u.Priority, u.Accumulated, u.BeginUsage = MinPriority, 0, time.Time{}
+		if u.InUse > 0 {
+			u.BeginUsage = now
+		}
+	})
 }

@@ -1,10 +1,12 @@
 package submit
 
 import (
+	"errors"
 	"sort"
 	"strings"
 
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/internal/remap"
 )
 
 // stdFile describes one of the standard files: its commands and
@@ -249,7 +251,9 @@ func (b *builder) diskUsage(t *transferSpec) error {
 }
 
 // remaps sets TransferOutputRemaps from transfer_output_remaps, which must
-// be in double quotes.
+// be in double quotes and hold "name = newname ; ..." as package remap
+// reads it; a mistake is placed at its column when the value is written
+// without macros.
 func (b *builder) remaps() error {
 	v, m := b.value("transfer_output_remaps", "transferoutputremaps")
 	if v == "" {
@@ -258,7 +262,18 @@ func (b *builder) remaps() error {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return b.errorf(m, "transfer_output_remaps must be a quoted string, not: %s", v)
 	}
-	b.setString("TransferOutputRemaps", v[1:len(v)-1])
+	list := v[1 : len(v)-1]
+	if _, err := remap.Parse(list); err != nil {
+		var se *remap.SyntaxError
+		if !errors.As(err, &se) {
+			return b.errorf(m, "%v", err)
+		}
+		if raw, lead := trimLeft(m.value); !m.item && trimSpace(raw) == v {
+			return b.x.errorPos(m.sp.at(lead+1+se.Offset), "transfer_output_remaps: %s", se.Msg)
+		}
+		return b.errorf(m, "transfer_output_remaps: %s (in %q)", se.Msg, list)
+	}
+	b.setString("TransferOutputRemaps", list)
 	return nil
 }
 

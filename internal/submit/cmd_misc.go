@@ -33,6 +33,8 @@ var simpleCommands = []simple{
 	{[]string{"description", "jobdescription"}, "JobDescription", asString},
 	{[]string{"batch_name", "jobbatchname"}, "JobBatchName", asStripQuotes},
 	{[]string{"priority", "prio", "jobprio"}, "JobPrio", asInt},
+	{[]string{"max_materialize", "jobmaterializelimit"}, "JobMaterializeLimit", asInt},
+	{[]string{"max_idle", "materialize_max_idle", "jobmaterializemaxidle"}, "JobMaterializeMaxIdle", asInt},
 	{[]string{"notify_user", "notifyuser"}, "NotifyUser", asString},
 	{[]string{"email_attributes", "emailattributes"}, "EmailAttributes", asList},
 	{[]string{"job_ad_information_attrs", "jobadinformationattrs"}, "JobAdInformationAttrs", asString},

@@ -58,8 +58,6 @@ var knownCommands = map[string]bool{}
 
 // ignoredCommands are HTCondor commands Kite accepts but does not act on.
 var ignoredCommands = map[string]string{
-	"max_materialize":      "late materialization is not supported",
-	"max_idle":             "late materialization is not supported",
 	"nice_user":            "nice_user is not supported",
 	"skip_filechecks":      "",
 	"arguments2":           "use arguments",

@@ -14,7 +14,10 @@
 // `include : file`, `include : command |` and `error :`/`warning :`. It
 // reports syntax errors with file and line, and warns about names that
 // are neither commands nor used as macros. It touches no file: the same
-// Description can be expanded in different environments.
+// Description can be expanded in different environments. ParseWith adds
+// condor_submit's command line (CommandLine): name=value definitions read
+// before the file, -append commands read before each queue statement,
+// and -queue, the queue statement of a file without one.
 //
 // Expand walks the statements as condor_submit reads them: an if's
 // condition (defined NAME, version OP x.y[.z], a boolean, a number, or

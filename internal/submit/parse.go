@@ -17,6 +17,8 @@ type Description struct {
 	// used as macros is known only once they are read, so unknown names
 	// are warned about by Expand rather than Parse.
 	includes bool
+	// cl is what condor_submit's command line adds (ParseWith).
+	cl *cmdLine
 }
 
 // stmt is one statement: `name = value` (every command is also a macro

@@ -29,7 +29,7 @@ func (x *expander) queue(st *stmt) error {
 	}
 	b := &builder{x: x, stmt: st, cache: map[string]cached{}, exp: expansion{sc: x.sc}}
 	b.nprocs = count * selectedCount(q.slice, len(items))
-	if x.maxProcs > 0 && x.nextProc+b.nprocs > x.maxProcs {
+	if x.maxProcs > 0 && !x.lateMaterialized() && x.nextProc+b.nprocs > x.maxProcs {
 		return x.errorPos(st.sp.where(), "too many jobs: more than %d in one submit (the schedd's limit, schedd.max_jobs_per_submission)", x.maxProcs)
 	}
 	steps := x.steps()

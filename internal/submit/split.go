@@ -13,23 +13,9 @@ import (
 // same value (a per-proc step may set some attributes that do not in fact
 // vary, such as StreamOut next to a per-proc Out).
 func (x *expander) cluster() *Cluster {
-	c := &Cluster{Ad: classad.NewAd()}
-	if len(x.groups) == 0 {
-		c.Ad.Set("ClusterId", x.intLit(int64(x.env.Cluster)))
-		if x.env.Owner != "" {
-			c.Ad.Set("Owner", ast.Str(x.env.Owner))
-		}
-		return c
-	}
-	for name, e := range x.groups[0].static.All() {
-		if x.commonStatic(name, e) {
-			c.Ad.Set(name, e)
-		}
-	}
-	hoisted := x.commonDynamic()
-	for _, a := range hoisted {
-		c.Ad.Set(a.name, a.expr)
-	}
+	c := &Cluster{}
+	var hoisted []attrVal
+	c.Ad, hoisted = x.clusterAd()
 	var rec ast.Record
 	for _, g := range x.groups {
 		delta := staticDelta(g, c.Ad)
@@ -39,6 +25,29 @@ func (x *expander) cluster() *Cluster {
 		}
 	}
 	return c
+}
+
+// clusterAd returns the cluster ad, and the per-proc attributes hoisted
+// into it.
+func (x *expander) clusterAd() (*classad.Ad, []attrVal) {
+	ad := classad.NewAd()
+	if len(x.groups) == 0 {
+		ad.Set("ClusterId", x.intLit(int64(x.env.Cluster)))
+		if x.env.Owner != "" {
+			ad.Set("Owner", ast.Str(x.env.Owner))
+		}
+		return ad, nil
+	}
+	for name, e := range x.groups[0].static.All() {
+		if x.commonStatic(name, e) {
+			ad.Set(name, e)
+		}
+	}
+	hoisted := x.commonDynamic()
+	for _, a := range hoisted {
+		ad.Set(a.name, a.expr)
+	}
+	return ad, hoisted
 }
 
 // commonStatic reports whether every statement's static ad has the

@@ -12,16 +12,19 @@ import (
 const maxIncludeDepth = 16
 
 // statements runs the statements of the submit file and the files it
-// includes, in order. A file with no queue statement queues one job at its
-// end, as condor_submit does.
+// includes, in order, with the command line's additions (ParseWith). A
+// file with no queue statement queues one job at its end, as
+// condor_submit does, or as the -queue argument says.
 func (x *expander) statements() error {
+	x.defineVars()
 	if err := x.run(x.d, []string{joinPath(x.env.Dir, x.d.file)}); err != nil {
 		return err
 	}
 	if x.queued == 0 {
-		st := stmt{key: "queue", queue: &queueStmt{},
-			sp: span{file: x.d.file, pieces: []piece{{at: pos{Line: x.d.lines}}}}}
-		x.ran = append(x.ran, st)
+		if err := x.beforeQueue(nil); err != nil {
+			return err
+		}
+		x.ran = append(x.ran, x.impliedQueue())
 		if err := x.queue(&x.ran[len(x.ran)-1]); err != nil {
 			return err
 		}
@@ -62,7 +65,9 @@ func (x *expander) run(d *Description, chain []string) error {
 			err = x.control(st, chain)
 		case st.queue != nil:
 			x.queued++
-			err = x.queue(st)
+			if err = x.beforeQueue(st); err == nil {
+				err = x.queue(st)
+			}
 		default:
 			x.defs.define(st.key, st.value, st.sp)
 		}

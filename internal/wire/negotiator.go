@@ -11,6 +11,9 @@ const (
 	// PathSetFactor is POST: set a user's priority factor (SetFactor →
 	// Priority; ADMINISTRATOR).
 	PathSetFactor = "/v1/priorities/factor"
+	// PathSetPriority is POST: set a user's real priority (SetPriority →
+	// Priority; ADMINISTRATOR).
+	PathSetPriority = "/v1/priorities/priority"
 	// PathResetUsage is POST: forget a user's usage (ResetUsage →
 	// Priority; ADMINISTRATOR).
 	PathResetUsage = "/v1/priorities/reset"
@@ -44,6 +47,12 @@ type Priorities struct {
 type SetFactor struct {
 	User   string  `json:"user"`
 	Factor float64 `json:"factor"`
+}
+
+// SetPriority changes a user's real priority (condor_userprio -setprio).
+type SetPriority struct {
+	User     string  `json:"user"`
+	Priority float64 `json:"priority"`
 }
 
 // ResetUsage sets a user's priority back to the minimum.

@@ -69,6 +69,11 @@ type JobQuery struct {
 	// instead of their ads: one Batch per item, in the order of each
 	// batch's first job.
 	Batches bool `json:"batches,omitempty"`
+	// Factories asks for the cluster ads of the selected clusters' job
+	// factories instead (condor_q -factory): each with
+	// JobMaterializeNextProcId, JobMaterializePaused and the counts
+	// JobsPresent, JobsIdle, JobsRunning and JobsHeld.
+	Factories bool `json:"factories,omitempty"`
 }
 
 // Batch summarises the jobs of one batch: an owner's jobs that share a
@@ -82,6 +87,9 @@ type Batch struct {
 	Submitted int64 `json:"submitted"`
 	// Total is how many jobs the batch's clusters were submitted with.
 	Total int64 `json:"total"`
+	// Unmade is how many of Total a job factory (late materialization)
+	// has yet to make: neither in the queue nor done.
+	Unmade int64 `json:"unmade,omitempty"`
 	StatusCounts
 	// First and Last are the batch's first and last jobs in the queue.
 	First string `json:"first"`
@@ -115,9 +123,12 @@ const (
 	ActRemove  = "remove"
 	ActHold    = "hold"
 	ActRelease = "release"
+	// ActVacate stops running jobs where they run and puts them back to
+	// idle, condor_vacate_job; jobs that do not run are left alone.
+	ActVacate = "vacate"
 )
 
-// Act removes, holds or releases the selected jobs. Owners act on their
+// Act removes, holds, releases or vacates the selected jobs. Owners act on their
 // own jobs only; ADMINISTRATORs on anyone's.
 type Act struct {
 	Action string `json:"action"`
@@ -126,6 +137,9 @@ type Act struct {
 	Reason string `json:"reason,omitempty"`
 	// SubCode is a hold's HoldReasonSubCode.
 	SubCode int `json:"subcode,omitempty"`
+	// Fast kills vacated jobs at once instead of sending their soft kill
+	// signal first (condor_vacate_job -fast).
+	Fast bool `json:"fast,omitempty"`
 }
 
 // ActResult says what an action or edit did: Matched jobs were selected,
@@ -136,6 +150,9 @@ type ActResult struct {
 	Matched int `json:"matched"`
 	Changed int `json:"changed"`
 	Denied  int `json:"denied"`
+	// Factories counts the job factories (late materialization) of
+	// whole clusters removed, paused or resumed.
+	Factories int `json:"factories,omitempty"`
 }
 
 // Edit sets attributes of the selected jobs: each value is a ClassAd

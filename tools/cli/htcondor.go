@@ -39,6 +39,8 @@ var condorTools = map[string]string{
 	"condor_restart":    "restart",
 	"condor_reconfig":   "reconfig",
 	"condor_version":    "version",
+	"condor_tail":       "tail",
+	"condor_vacate_job": "vacate_job",
 }
 
 // condorToolNames returns the names of condorTools, sorted.
@@ -78,7 +80,6 @@ var condorUnsupported = map[string]map[string]string{
 	"q": {
 		"submitter":       "use -global with the owner as an argument",
 		"jobads":          "Kite reads jobs from the schedd only",
-		"factory":         "Kite has no late materialization",
 		"jobset":          "Kite has no job sets",
 		"autocluster":     "Kite does not show autoclusters",
 		"cputime":         "Kite's tables show wall-clock time only",
@@ -150,9 +151,8 @@ var condorUnsupported = map[string]map[string]string{
 		"debug":      "Kite's tools print no debugging output",
 	},
 	"rm": {
-		"forcex": "Kite removes a job once; a removed job leaves the queue",
-		"addr":   "use -name host:port",
-		"debug":  "Kite's tools print no debugging output",
+		"addr":  "use -name host:port",
+		"debug": "Kite's tools print no debugging output",
 	},
 	"hold": {
 		"addr":  "use -name host:port",
@@ -167,19 +167,29 @@ var condorUnsupported = map[string]map[string]string{
 		"debug":   "Kite's tools print no debugging output",
 	},
 	"userprio": {
-		"setprio":     "Kite sets priority factors (-setfactor), not priorities",
-		"usage":       "use -all",
 		"grouprollup": "Kite has no accounting groups",
 		"debug":       "Kite's tools print no debugging output",
 	},
 	"wait": {
 		"debug": "Kite's tools print no debugging output",
 	},
+	"tail": {
+		"debug": "Kite's tools print no debugging output",
+	},
+	"vacate_job": {
+		"addr":  "use -name host:port",
+		"debug": "Kite's tools print no debugging output",
+	},
 	"submit": {
-		"spool":       "Kite's schedd fetches input files itself",
-		"remote":      "use -name",
-		"interactive": "Kite has no interactive jobs",
+		"spool":       "Kite has no spooling (its schedd serves input files from the submit directory and writes output back there) and no condor_transfer_data",
+		"remote":      "it implies -spool, which Kite lacks; use -name to submit to another schedd",
+		"interactive": "Kite has no interactive jobs (nothing like condor_ssh_to_job attaches a shell to a job)",
 		"debug":       "Kite's tools print no debugging output",
+		"addr":        "use -name host:port",
+		"password":    "Kite authenticates with tokens (-token), not passwords",
+		"dump":        "use -dry-run FILE",
+		"factory":     "Kite makes a factory of a submit file that sets max_idle or max_materialize; add one of them",
+		"unused":      "Kite always warns about a name that is neither a submit command nor used as a macro",
 	},
 }
 
@@ -259,10 +269,54 @@ func htcondorArgs(root *cobra.Command, args []string) ([]string, error) {
 			out = append(out, "--"+f.Name+rest)
 			continue
 		}
-		i = appendFlag(&out, "--"+f.Name, f, args, i)
+		if i, err = appendCondorFlag(&out, f, args, i); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
+
+// condorWords is the annotation of a flag whose single-dash HTCondor form
+// takes other words than kite's: condorOneWord, the next word even though
+// kite's flag has a default (condor_submit -dry-run FILE, where a bare
+// --dry-run prints); condorManyWords, the words up to the next option,
+// joined (condor_submit -queue ARGS..., which also takes a bare "-" and
+// stops there).
+const (
+	condorWords     = "htcondor-words"
+	condorOneWord   = "one"
+	condorManyWords = "many"
+)
+
+// appendCondorFlag appends the single-dash option args[i], naming flag f,
+// and the values it takes, as appendFlag does unless f's condorWords
+// annotation says otherwise, and returns the index of the last word used.
+func appendCondorFlag(out *[]string, f *pflag.Flag, args []string, i int) (int, error) {
+	word := "--" + f.Name
+	switch words := f.Annotations[condorWords]; {
+	case slices.Equal(words, []string{condorOneWord}) && i+1 < len(args) && condorValue(args[i+1]):
+		*out = append(*out, word+"="+args[i+1])
+		return i + 1, nil
+	case slices.Equal(words, []string{condorManyWords}):
+		j := i + 1
+		for j < len(args) && condorValue(args[j]) {
+			j++
+			if args[j-1] == "-" {
+				break
+			}
+		}
+		if j == i+1 {
+			return i, usageError{fmt.Errorf("option -%s needs arguments", f.Name)}
+		}
+		*out = append(*out, word+"="+strings.Join(args[i+1:j], " "))
+		return j - 1, nil
+	}
+	return appendFlag(out, word, f, args, i), nil
+}
+
+// condorValue reports whether a word is a value in condor_submit's
+// reading: a bare "-" (standard input or output) or no option.
+func condorValue(w string) bool { return w == "-" || !strings.HasPrefix(w, "-") }
 
 // appendFlag appends the flag word args[i] (written as word) and the
 // values it takes, and returns the index of the last word used: a flag

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,11 +63,11 @@ func negotiatorClient(ctx context.Context, g *globals, addr string) (*wire.Clien
 }
 
 type userprioOptions struct {
-	g          *globals
-	addr       string
-	all, json  bool
-	setFactor  string
-	resetUsage string
+	g                  *globals
+	addr               string
+	all, json, usage   bool
+	setFactor, setPrio string
+	resetUsage         string
 }
 
 func newUserprioCmd(g *globals) *cobra.Command {
@@ -76,9 +77,12 @@ func newUserprioCmd(g *globals) *cobra.Command {
 		Short: "Show or change users' priorities (condor_userprio)",
 		Long: `Show the accountant's users: effective priority (real priority × factor;
 lower gets more of the pool), priority factor, slot weight in use, usage in
-weighted hours and the time since it was last used.
+weighted hours and the time since it was last used; -usage shows the usage
+instead: slot weight in use, usage in weighted hours, when it began and when
+it was last used.
 
   kite userprio -setfactor alice@example.org 2000
+  kite userprio -setprio alice@example.org 25
   kite userprio -resetusage alice@example.org
 
 Changing priorities needs an ADMINISTRATOR token.`,
@@ -92,7 +96,9 @@ Changing priorities needs an ADMINISTRATOR token.`,
 	f.BoolVar(&o.all, "all", false, "also show real priorities and usage start times")
 	f.Bool("allusers", false, "show every user the accountant knows (Kite always does)")
 	f.BoolVar(&o.json, "json", false, "print JSON")
+	f.BoolVar(&o.usage, "usage", false, "show each user's usage: in use, weighted hours, start and last time")
 	f.StringVar(&o.setFactor, "setfactor", "", "set this user's priority factor to the argument")
+	f.StringVar(&o.setPrio, "setprio", "", "set this user's real priority to the argument (at least 0.5)")
 	f.StringVar(&o.resetUsage, "resetusage", "", "reset this user's usage and priority")
 	return c
 }
@@ -103,13 +109,23 @@ func (o *userprioOptions) run(ctx context.Context, w io.Writer, args []string) e
 		return err
 	}
 	switch {
-	case o.setFactor != "":
-		if len(args) != 1 {
-			return usageError{errors.New("-setfactor USER FACTOR: the factor is missing")}
-		}
-		f, err := strconv.ParseFloat(args[0], 64)
+	case o.setFactor != "" && o.setPrio != "":
+		return usageError{errors.New("give -setfactor or -setprio, not both")}
+	case o.setPrio != "":
+		v, err := editValue("setprio", "PRIORITY", args)
 		if err != nil {
-			return usageError{fmt.Errorf("-setfactor: %q is not a number", args[0])}
+			return err
+		}
+		var p wire.Priority
+		if err := c.Call(ctx, "POST", wire.PathSetPriority, wire.SetPriority{User: o.setPrio, Priority: v}, &p); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "The real priority of %s was set to %s\n", p.User, trimFloat(p.Real))
+		return nil
+	case o.setFactor != "":
+		f, err := editValue("setfactor", "FACTOR", args)
+		if err != nil {
+			return err
 		}
 		var p wire.Priority
 		if err := c.Call(ctx, "POST", wire.PathSetFactor, wire.SetFactor{User: o.setFactor, Factor: f}, &p); err != nil {
@@ -139,8 +155,23 @@ func (o *userprioOptions) run(ctx context.Context, w io.Writer, args []string) e
 	return o.print(w, prios.Users, time.Now())
 }
 
+// editValue reads the number an edit option takes after its user.
+func editValue(option, what string, args []string) (float64, error) {
+	if len(args) != 1 {
+		return 0, usageError{fmt.Errorf("-%s USER %s: the %s is missing", option, what, strings.ToLower(what))}
+	}
+	v, err := strconv.ParseFloat(args[0], 64)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("-%s: %q is not a number", option, args[0])}
+	}
+	return v, nil
+}
+
 // print writes condor_userprio's table.
 func (o *userprioOptions) print(w io.Writer, users []wire.Priority, now time.Time) error {
+	if o.usage {
+		return printUsage(w, users, now)
+	}
 	head := []string{"USER", "EFFECTIVE_PRIO", "FACTOR", "IN_USE", "USAGE_HRS", "LAST_USAGE"}
 	right := []bool{false, true, true, true, true, true}
 	if o.all {
@@ -156,6 +187,28 @@ func (o *userprioOptions) print(w io.Writer, users []wire.Priority, now time.Tim
 			row = append(row, fmt.Sprintf("%.2f", u.Real), formatStamp(u.BeginUsage))
 		}
 		t.add(row...)
+		inUse += u.InUse
+		usage += u.Usage
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nNumber of users: %d, in use: %s, usage: %.2f weighted hours\n", len(users), trimFloat(inUse), usage)
+	return err
+}
+
+// printUsage writes condor_userprio -usage's table: each user's slot
+// weight in use, accumulated usage, and when it began and was last used.
+func printUsage(w io.Writer, users []wire.Priority, now time.Time) error {
+	t := &table{headers: []string{"USER", "IN_USE", "USAGE_HRS", "USAGE_START", "LAST_USAGE_TIME"},
+		right: []bool{false, true, true, false, false}}
+	inUse, usage := 0.0, 0.0
+	for _, u := range users {
+		last := formatStamp(u.LastUsage)
+		if u.InUse > 0 {
+			last = "<now>"
+		}
+		t.add(u.User, trimFloat(u.InUse), fmt.Sprintf("%.2f", u.Usage), formatStamp(u.BeginUsage), last)
 		inUse += u.InUse
 		usage += u.Usage
 	}

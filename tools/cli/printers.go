@@ -13,18 +13,28 @@ import (
 	"github.com/kite-sched/kite/internal/attr"
 )
 
-// printLong writes ads in the old syntax, a blank line after each, as
-// HTCondor's -long does.
+// printLong writes ads as HTCondor's -long prints them: the old syntax,
+// reals as %.16G and =?= and =!= as written (ast.AppendLongAttr), a blank
+// line after each ad.
 func printLong(w io.Writer, ads []*classad.Ad) error {
 	var buf []byte
 	for _, ad := range ads {
-		buf = classad.AppendOld(buf[:0], ad)
+		buf = appendLong(buf[:0], ad)
 		buf = append(buf, '\n')
 		if _, err := w.Write(buf); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// appendLong appends one ad in long form, an attribute a line.
+func appendLong(buf []byte, ad *classad.Ad) []byte {
+	for name, e := range ad.All() {
+		buf = ast.AppendLongAttr(buf, name, e)
+		buf = append(buf, '\n')
+	}
+	return buf
 }
 
 // printJSON writes ads as a JSON array, as HTCondor's -json does.

@@ -37,6 +37,7 @@ type qOptions struct {
 	gathered                   *[]*classad.Ad // -global -json: every schedd's ads, printed as one array
 	now                        func() time.Time
 	analyze                    bool
+	factory                    bool
 	watching                   qWatch
 }
 
@@ -117,6 +118,7 @@ change. See docs/progress.md.`,
 	f.BoolVar(&o.stream, "stream-results", false, "print ads as they come (Kite's -af and -format always do)")
 	f.StringVar(&o.userlog, "userlog", "", "show the jobs of this job event log instead of the schedd's queue")
 	f.BoolVar(&o.global, "global", false, "show the jobs of every schedd of the pool")
+	f.BoolVar(&o.factory, "factory", false, "show the job factories (clusters submitted with max_idle or max_materialize) instead of jobs")
 	o.watching.flags(f)
 	return c
 }
@@ -194,6 +196,9 @@ func (o *qOptions) queryOne(ctx context.Context, w io.Writer, name string, args 
 	}
 	if o.analyze {
 		return o.analyzeJobs(ctx, w, s, q)
+	}
+	if o.factory {
+		return o.printFactories(ctx, w, s, q)
 	}
 	switch {
 	case af != nil && !af.raw:
@@ -454,7 +459,8 @@ func batchTable(batches []wire.Batch) *table {
 			name = "ID: " + strconv.FormatInt(b.Cluster, 10)
 		}
 		total := max(b.Total, int64(b.Jobs))
-		row := []string{b.Owner, name, shortDate(b.Submitted), dash(total - int64(b.Jobs)), dash(int64(b.Running)), dash(int64(b.Idle))}
+		done := total - int64(b.Jobs) - b.Unmade // a factory's procs not yet made are not done
+		row := []string{b.Owner, name, shortDate(b.Submitted), dash(done), dash(int64(b.Running)), dash(int64(b.Idle))}
 		if anyHeld {
 			row = append(row, dash(int64(b.Held)))
 		}

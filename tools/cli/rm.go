@@ -11,14 +11,15 @@ import (
 	"github.com/kite-sched/kite/internal/wire"
 )
 
-// The job actions: kite rm, kite hold, kite release (condor_rm,
-// condor_hold, condor_release).
+// The job actions: kite rm, kite hold, kite release, kite vacate_job
+// (condor_rm, condor_hold, condor_release, condor_vacate_job).
 var actions = []struct {
 	use, action, done, short string
 }{
 	{"rm", wire.ActRemove, "marked for removal", "Remove jobs from the queue (condor_rm)"},
 	{"hold", wire.ActHold, "held", "Hold jobs: they do not run until released (condor_hold)"},
 	{"release", wire.ActRelease, "released", "Release held jobs (condor_release)"},
+	{"vacate_job", wire.ActVacate, "vacated", "Vacate running jobs: they stop and go back to idle (condor_vacate_job)"},
 }
 
 type actOptions struct {
@@ -27,7 +28,8 @@ type actOptions struct {
 	name, constraint string
 	reason           string
 	subcode          int
-	all              bool
+	all, fast        bool
+	forcex           bool
 }
 
 func init() {
@@ -63,6 +65,12 @@ change. Owners may change only their own jobs; administrators anyone's.`,
 	if action == wire.ActHold {
 		f.IntVar(&o.subcode, "subcode", 0, "the HoldReasonSubCode to record")
 	}
+	if action == wire.ActRemove {
+		f.BoolVar(&o.forcex, "forcex", false, "remove only jobs in the X (removed) state, at once; Kite removes every job at once, so it leaves none in that state")
+	}
+	if action == wire.ActVacate {
+		f.BoolVar(&o.fast, "fast", false, "kill the jobs at once, without their soft kill signal first")
+	}
 	return c
 }
 
@@ -73,13 +81,16 @@ func (o *actOptions) run(ctx context.Context, stdout, stderr io.Writer, args []s
 	}
 	failed := 0
 	one := func(sel wire.JobSelection, what, none string) error {
-		req := wire.Act{Action: o.action, JobSelection: sel, Reason: o.reason, SubCode: o.subcode}
+		if o.forcex {
+			sel.Constraint = xStateOnly(sel.Constraint)
+		}
+		req := wire.Act{Action: o.action, JobSelection: sel, Reason: o.reason, SubCode: o.subcode, Fast: o.fast}
 		var res wire.ActResult
 		if err := s.client.Call(ctx, "POST", wire.PathAct, req, &res); err != nil {
 			return err
 		}
 		switch {
-		case res.Changed > 0:
+		case res.Changed > 0 || res.Factories > 0:
 			fmt.Fprintf(stdout, "%s %s\n", what, o.done)
 		case res.Denied > 0:
 			failed++
@@ -111,6 +122,17 @@ func (o *actOptions) run(ctx context.Context, stdout, stderr io.Writer, args []s
 		return fmt.Errorf("%d of the selections changed no job", failed)
 	}
 	return nil
+}
+
+// xStateOnly narrows a constraint to jobs in the X state (JobStatus 3),
+// condor_rm -forcex's jobs: HTCondor keeps a removed job there until its
+// remote side is cleaned up; Kite's schedd takes a removed job out of the
+// queue in the same commit, so none is ever found.
+func xStateOnly(constraint string) string {
+	if constraint == "" {
+		return "JobStatus == 3"
+	}
+	return "(" + constraint + ") && JobStatus == 3"
 }
 
 // describe turns an argument into a selection and condor_rm's sentences.

@@ -30,12 +30,19 @@
 //	clusters  cluster (8 bytes) → the cluster ad, JSON (Owner included)
 //	procs     cluster (8) + proc (8) → the job's own ad, JSON
 //	history   sequence (8) → a finished job's whole ad, JSON
-//	aux       name → a small record the schedd keeps beside the jobs (job
-//	          type statistics), written with the changes it follows (PutAux)
+//	aux       name → a record the schedd keeps beside the jobs (job type
+//	          statistics, job factories), written with the changes it
+//	          follows (PutAux)
 //
 // Cluster ids come from NewCluster, durably, before a submit: the tool
 // needs the id to expand $(Cluster), and an id is never handed out twice,
 // even across a crash. A job leaving the queue (completed or removed) is
 // written to the history in the same transaction that deletes it, and the
 // history keeps the newest HistoryRetain jobs.
+//
+// A job factory (late materialization) grows a cluster already in the
+// queue (Grow), from a hook that runs at the end of every transaction's
+// function (SetHook), so procs it adds commit with the change that made
+// room for them; KeepOpen keeps its cluster in the queue while it has no
+// jobs (grow.go).
 package queue

@@ -23,6 +23,10 @@ type Cluster struct {
 	live  int
 	first int // procs[:first] have all left
 	json  clusterJSON
+	// counts are the cluster's jobs by status; open keeps an emptied
+	// cluster in the queue for the job factory that adds to it (grow.go).
+	counts Counts
+	open   bool
 }
 
 // Ad returns the attributes the cluster's jobs share.

@@ -46,6 +46,7 @@ type Queue struct {
 	subs     map[string]*Counts // by Submitter
 	histNext uint64
 	changed  chan struct{}
+	hook     func(tx *Tx) error // SetHook
 }
 
 // Counts are numbers of jobs by status.
@@ -254,7 +255,7 @@ func (q *Queue) dropCluster(c *Cluster) {
 	if q.dead > 64 && q.dead > len(q.order)/2 {
 		kept := q.order[:0]
 		for _, o := range q.order {
-			if o.live > 0 {
+			if o.live > 0 || o.open {
 				kept = append(kept, o)
 			}
 		}
@@ -293,6 +294,7 @@ func (q *Queue) undropCluster(c *Cluster) {
 // count counts n jobs of a cluster with a status, by owner and by
 // submitter.
 func (q *Queue) count(cl *Cluster, status int64, n int) {
+	cl.counts.add(status, n)
 	countIn(q.owners, cl.Owner, status, n)
 	countIn(q.subs, cl.Submitter, status, n)
 }

@@ -32,6 +32,11 @@ func (q *Queue) Stage(fn func(tx *Tx) error) (wait func() error, err error) {
 		q.mu.Unlock()
 		return nil, err
 	}
+	if err := q.runHook(tx); err != nil {
+		tx.rollback() // what fn and the hook changed beside the queue
+		q.mu.Unlock()
+		return nil, err
+	}
 	cm := tx.install()
 	if cm == nil {
 		q.mu.Unlock()
@@ -59,6 +64,8 @@ type Tx struct {
 	writes  []write
 	after   []func()
 	undo    []func() // reverse the changes to memory, last first
+	grown   []growth // procs added to existing clusters (grow.go)
+	opens   []openChange
 	signal  bool
 	// histMeta is the index in writes of the history's next key, written
 	// once per transaction however many jobs leave (0: none yet; the
@@ -200,6 +207,7 @@ func (tx *Tx) install() *commit {
 	for _, c := range tx.added {
 		tx.installCluster(c)
 	}
+	tx.installGrowth()
 	var buf []byte
 	var over []int
 	for _, j := range tx.touched {
@@ -220,6 +228,7 @@ func (tx *Tx) install() *commit {
 		buf = classad.AppendJSON(buf[:0], own, false)
 		tx.writes = append(tx.writes, write{bucketProcs, procKey(j.ID), append([]byte(nil), buf...)})
 	}
+	tx.installClosed()
 	if len(tx.writes) == 0 && len(tx.after) == 0 {
 		return nil
 	}
@@ -295,7 +304,7 @@ func (tx *Tx) leave(j *Job, counted int64, over *[]int) {
 		c.first++ // jobs leave roughly in order: iteration skips them
 	}
 	q.count(c, counted, -1)
-	dropped := c.live == 0
+	dropped := c.live == 0 && !c.open
 	if dropped {
 		tx.writes = append(tx.writes, write{bucketClusters, clusterKey(c.ID), nil})
 		q.dropCluster(c)

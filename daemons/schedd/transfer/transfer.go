@@ -4,13 +4,17 @@
 // the job ad names are served or accepted:
 //
 //	input:  the executable (Cmd), standard input (In), transfer_input_files
-//	output: standard output and error (Out, Err), transfer_output_files,
-//	        or, when the job names none, any plain file name (HTCondor
-//	        returns the new files of the sandbox's top directory)
+//	output: standard output and error (Out, Err), transfer_output_files
+//	        (files, and the files below a directory), or, when the job
+//	        names none, any plain file name (HTCondor returns the new
+//	        files of the sandbox's top directory)
 //
-// Relative names resolve against the job's initial directory (Iwd). An
-// output name with a directory part must be one the job named; ".." and
-// absolute names the job did not name are refused.
+// Relative names resolve against the job's initial directory (Iwd).
+// Outputs land on the submit side as HTCondor's shadow writes them
+// (names.go): output = /abs/dir/out at that path, a listed file under its
+// base name, a remapped one (TransferOutputRemaps, package remap) at its
+// target, made directories included. Remap targets count as named by the
+// job; ".." and absolute names the job did not name are refused.
 //
 // Every file is opened as the job's owner (package runas): it reaches only
 // what the owner could reach, and the kernel checks at the open itself.
@@ -158,23 +162,6 @@ func (f *Files) Input(w http.ResponseWriter, r *wire.Request) error {
 	return nil
 }
 
-// outputPath returns where an output file goes, if the job may send it.
-func outputPath(v *queue.View, file string) (string, error) {
-	named := append([]string{v.String(attr.Out), v.String(attr.Err)}, fileList(v, attr.TransferOutput)...)
-	for _, n := range named {
-		if n != "" && n != "/dev/null" && n == file {
-			return resolve(v, n), nil
-		}
-	}
-	if _, listed := v.Lookup(attr.TransferOutput); listed {
-		return "", fmt.Errorf("job %s does not name %q as an output file", v.ID, file)
-	}
-	if strings.ContainsAny(file, `/\`) || file == "." || file == ".." || strings.HasPrefix(file, ".") && strings.Trim(file, ".") == "" {
-		return "", fmt.Errorf("output file %q of job %s would leave the job's directory", file, v.ID)
-	}
-	return resolve(v, file), nil
-}
-
 // Output takes an output file of a job from the startd that runs it: it
 // is written beside its place and renamed there once its checksum holds.
 func (f *Files) Output(w http.ResponseWriter, r *wire.Request) error {
@@ -182,12 +169,16 @@ func (f *Files) Output(w http.ResponseWriter, r *wire.Request) error {
 	if err != nil {
 		return err
 	}
-	path, err := outputPath(&v, file)
+	to, err := outputPath(&v, file)
 	if err != nil {
 		return wire.Forbidden("%v", err)
 	}
 	if err := f.SendOutputs(v.ID, r.HTTP.Header.Get(wire.HeaderClaim)); err != nil {
 		return err
+	}
+	path, what := to.path, "output file "+file
+	if to.mkdir {
+		what += " (remapped to " + path + ")"
 	}
 	want := strings.ToLower(r.HTTP.Header.Get(wire.HeaderSHA256))
 	if len(want) != 64 {
@@ -195,11 +186,16 @@ func (f *Files) Output(w http.ResponseWriter, r *wire.Request) error {
 	}
 	var tmp *os.File
 	err = f.asOwner(&v, func() (err error) {
+		if to.mkdir {
+			if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+				return err
+			}
+		}
 		tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kite-*")
 		return err
 	})
 	if err != nil {
-		return fileError(&v, "output file "+file, err)
+		return fileError(&v, what, err)
 	}
 	defer f.asOwner(&v, func() error { return os.Remove(tmp.Name()) })
 	h := sha256.New()
@@ -219,7 +215,7 @@ func (f *Files) Output(w http.ResponseWriter, r *wire.Request) error {
 		return wire.BadRequest("output file %s of job %s: checksum %s, but the header says %s", file, v.ID, got, want)
 	}
 	if err := f.asOwner(&v, func() error { return os.Rename(tmp.Name(), path) }); err != nil {
-		return fileError(&v, "output file "+file, err)
+		return fileError(&v, what, err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -13,7 +13,10 @@
 // continued and killed. Files move through a Transfer, which the startd
 // implements with the schedd's endpoints; every event goes to Report.
 // Names from the job ad that would leave the sandbox are refused with the
-// file named (package sandbox).
+// file named (package sandbox). The job's output and error are written to
+// _condor_stdout and _condor_stderr (one file when both name the same
+// path) and sent back under the names the ad gives, absolute or not: those
+// are submit-side paths, which the schedd writes as the job's owner.
 //
 // A job on the submitter's own file system (should_transfer_files = NO, or
 // IF_NEEDED on a machine whose FileSystemDomain is the job's, as on a

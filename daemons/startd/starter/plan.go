@@ -25,13 +25,16 @@ const (
 type plan struct {
 	// shared is set for a job on a shared file system (shared.go): it
 	// runs in dir, its paths are absolute and nothing is sent.
-	shared  bool
-	dir     string
-	exe     string  // the executable's path; relative: in the sandbox
-	inputs  []input // files to fetch, the executable first when it is sent
-	stdin   string  // the sandbox file that is the job's input; "" none
-	stdout  string  // the name the job's output goes back as; "" none
-	stderr  string  // likewise for its error output
+	shared bool
+	dir    string
+	exe    string  // the executable's path; relative: in the sandbox
+	inputs []input // files to fetch, the executable first when it is sent
+	stdin  string  // the sandbox file that is the job's input; "" none
+	// stdout is the name the job's output goes back as, "" for none: Out
+	// as the job ad gives it, which the schedd writes where it says,
+	// absolute or against Iwd (the sandbox file is _condor_stdout).
+	stdout  string
+	stderr  string // likewise for its error output
 	outputs []string
 	// explicit is set when the job names its outputs (TransferOutput);
 	// otherwise new and changed top-level files go back.
@@ -149,14 +152,19 @@ func (p *plan) standardFiles(ad *classad.Ad) error {
 		dst  *string
 	}{{attr.Out, &p.stdout}, {attr.Err, &p.stderr}} {
 		if v := classad.EvalStringOr(ad, std.name, ""); v != "" && v != nullFile {
-			if err := sandbox.CheckName(v); err != nil {
-				return &planError{false, err}
+			if strings.ContainsRune(v, 0) {
+				return &planError{false, &sandbox.EscapeError{Name: v, Reason: "a file name with a NUL byte"}}
 			}
 			*std.dst = v
 		}
 	}
 	return nil
 }
+
+// sharedStd reports whether the job's output and error output go to one
+// file (output and error name the same path): the job writes both into
+// one sandbox file, sent once, as HTCondor's starter shares them.
+func (p *plan) sharedStd() bool { return p.stdout != "" && p.stdout == p.stderr }
 
 // splitList splits HTCondor's file lists, separated by commas or white
 // space.

@@ -148,9 +148,12 @@ func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
 		if err != nil {
 			break
 		}
-		if std.want == "" {
+		switch {
+		case std.want == "":
 			files[i+1], err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-		} else {
+		case i == 1 && p.sharedStd():
+			files[2], err = dup(files[1])
+		default:
 			files[i+1], err = s.box.CreateFile(std.file, 0o644)
 		}
 	}

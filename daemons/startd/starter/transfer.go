@@ -110,7 +110,7 @@ func (s *Starter) outputsOf(p *plan, inputs map[string]fileState) ([][2]string, 
 	if p.stdout != "" {
 		out = append(out, [2]string{p.stdout, stdoutFile})
 	}
-	if p.stderr != "" {
+	if p.stderr != "" && !p.sharedStd() {
 		out = append(out, [2]string{p.stderr, stderrFile})
 	}
 	return out, nil
