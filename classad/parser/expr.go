@@ -3,8 +3,9 @@ package parser
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
-	"strings"
+	"sync"
 
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -15,31 +16,94 @@ import (
 // (MAX_PARSER_DEPTH), so that hostile input cannot exhaust the stack.
 const MaxDepth = 500
 
-// exprParser parses one expression from participle's token stream by
-// precedence climbing. It is registered with participle.ParseTypeWith for
-// ast.Expr: participle drives the document grammar (grammar.go), this
-// function the expression grammar, which has a dozen precedence levels that
-// a struct per level would make deep and slow.
+// exprParser parses one expression from a stream by precedence climbing.
+// It is registered with participle.ParseTypeWith for ast.Expr: participle
+// drives the document grammar of the old syntax, this the expression
+// grammar, which has a dozen precedence levels that a struct per level
+// would make deep and slow.
 type exprParser struct {
-	lex      tokenSource
+	lex      *stream
 	depth    int
 	maxDepth int
+	*scratch
 }
 
-// tokenSource is where the expression parser reads tokens: participle's
-// PeekingLexer inside the document grammar, or a streaming scanner.
-type tokenSource interface {
-	// Peek returns the next token without consuming it; the pointer is
-	// valid until the next call of Next.
-	Peek() *lexer.Token
-	// Next consumes the next token and returns it.
-	Next() lexer.Token
+// scratch is a parse's working memory, pooled.
+type scratch struct {
+	// The nodes most expressions are made of come from slabs, a few
+	// allocations for a whole ad rather than one a node.
+	lits   slab[ast.Literal]
+	refs   slab[ast.AttrRef]
+	bins   slab[ast.Binary]
+	sels   slab[ast.Select]
+	parens slab[ast.Paren]
+	// attrs and elems gather a record's attributes and a list's or
+	// call's elements (nested ones above the outer one's), so that each
+	// is allocated once at its final size.
+	attrs []ast.Attr
+	elems []ast.Expr
 }
 
-// peeking adapts participle's PeekingLexer to tokenSource.
-type peeking struct{ *lexer.PeekingLexer }
+var scratches = sync.Pool{New: func() any {
+	return &scratch{attrs: make([]ast.Attr, 0, 32), elems: make([]ast.Expr, 0, 16)}
+}}
 
-func (p peeking) Next() lexer.Token { return *p.PeekingLexer.Next() }
+// release returns sc to the pool, holding no part of the parsed tree.
+// A scratch whose buffers a huge ad grew is not kept.
+func (sc *scratch) release() {
+	if cap(sc.attrs) > maxPooled || cap(sc.elems) > maxPooled {
+		return
+	}
+	// take clears what it gives away; a parse that failed may have
+	// left some behind.
+	clear(sc.attrs)
+	clear(sc.elems)
+	*sc = scratch{attrs: sc.attrs[:0], elems: sc.elems[:0]}
+	scratches.Put(sc)
+}
+
+// maxPooled bounds the buffers of a pooled scratch.
+const maxPooled = 1024
+
+// slab hands out values of T from chunks that grow from slabFirst to
+// slabMax, and never past one node for 16 bytes of the source left (the
+// benchmark machine ad has one for 25): a chunk too small costs an
+// allocation more, one too large keeps unused nodes alive with the tree.
+type slab[T any] struct {
+	free []T
+	next int
+}
+
+const (
+	slabFirst = 4
+	slabMax   = 32
+)
+
+// alloc returns a new zero T; rest is how many bytes of source are left.
+func (s *slab[T]) alloc(rest int) *T {
+	if len(s.free) == 0 {
+		s.next = min(max(2*s.next, slabFirst), slabMax)
+		s.free = make([]T, min(s.next, rest/16+1))
+	}
+	x := &s.free[0]
+	s.free = s.free[1:]
+	return x
+}
+
+// rest is how many bytes of source are left after the current token,
+// or a number that bounds nothing when participle has the source.
+func (p *exprParser) rest() int {
+	if p.lex.pl != nil {
+		return 16 * slabMax
+	}
+	return len(p.lex.s.src) - p.lex.s.off
+}
+
+func (p *exprParser) lit(at ast.Pos, kind ast.LitKind) *ast.Literal {
+	l := p.lits.alloc(p.rest())
+	l.At, l.Kind = at, kind
+	return l
+}
 
 // bailout carries a syntax error up the recursion; parseExpr recovers it.
 type bailout struct{ err *syntaxError }
@@ -57,15 +121,14 @@ func (e *syntaxError) Error() string { return e.msg }
 func (e *syntaxError) Message() string          { return e.msg }
 func (e *syntaxError) Position() lexer.Position { return e.pos }
 
-// parseExpr is the participle.ParseTypeWith entry point.
-func parseExpr(lex *lexer.PeekingLexer) (ast.Expr, error) {
-	return parseFrom(peeking{lex}, MaxDepth)
-}
-
 // parseFrom parses one expression from src, nested at most maxDepth
 // deep, converting a bailout into an error.
-func parseFrom(src tokenSource, maxDepth int) (x ast.Expr, err error) {
-	p := exprParser{lex: src, maxDepth: maxDepth}
+func parseFrom(src *stream, maxDepth int, sc *scratch) (x ast.Expr, err error) {
+	if sc == nil {
+		sc = scratches.Get().(*scratch)
+		defer sc.release()
+	}
+	p := exprParser{lex: src, maxDepth: maxDepth, scratch: sc}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -78,34 +141,36 @@ func parseFrom(src tokenSource, maxDepth int) (x ast.Expr, err error) {
 	return p.expr(), nil
 }
 
-func (p *exprParser) fail(t lexer.Token, format string, args ...any) {
-	panic(bailout{&syntaxError{pos: t.Pos, msg: fmt.Sprintf(format, args...)}})
+func (p *exprParser) fail(t *token, format string, args ...any) {
+	panic(bailout{&syntaxError{pos: t.position(p.lex.filename()), msg: fmt.Sprintf(format, args...)}})
 }
 
+// enter counts a level of nesting; leave undoes it. A bailout unwinds
+// the whole parse, so a level left by one need not be undone.
 func (p *exprParser) enter() {
 	p.depth++
 	if p.depth > p.maxDepth {
-		t := p.lex.Peek()
-		panic(bailout{&syntaxError{pos: t.Pos, msg: fmt.Sprintf("expression nested more than %d levels deep", p.maxDepth), limit: LimitDepth}})
+		t := p.lex.peek()
+		panic(bailout{&syntaxError{pos: t.position(p.lex.filename()), msg: fmt.Sprintf("expression nested more than %d levels deep", p.maxDepth), limit: LimitDepth}})
 	}
 }
 
 func (p *exprParser) leave() { p.depth-- }
 
-func (p *exprParser) isPunct(s string) bool {
-	t := p.lex.Peek()
-	return t.Type == tokPunct && t.Value == s
+func (p *exprParser) isPunct(c punct) bool {
+	return p.lex.cur.p == c && p.lex.cur.typ == tokPunct
 }
 
-func (p *exprParser) expect(s string, opening *lexer.Token) {
-	t := p.lex.Peek()
-	if t.Type != tokPunct || t.Value != s {
+func (p *exprParser) expect(c punct, opening *token) {
+	t := p.lex.peek()
+	if t.typ != tokPunct || t.p != c {
+		s := punctText[c]
 		if opening != nil {
-			p.fail(*t, "expected %q to close %q at %d:%d, found %s", s, opening.Value, opening.Pos.Line, opening.Pos.Column, describe(t))
+			p.fail(t, "expected %q to close %q at %d:%d, found %s", s, opening.val, opening.line, opening.col, describe(t))
 		}
-		p.fail(*t, "expected %q, found %s", s, describe(t))
+		p.fail(t, "expected %q, found %s", s, describe(t))
 	}
-	p.lex.Next()
+	p.lex.skip()
 }
 
 // expr parses
@@ -113,15 +178,17 @@ func (p *exprParser) expect(s string, opening *lexer.Token) {
 //	Expr = Binary [ "?" Expr ":" Expr ] .
 func (p *exprParser) expr() ast.Expr {
 	p.enter()
-	defer p.leave()
 	x := p.binary(1)
-	if !p.isPunct("?") {
+	if !p.isPunct(pQuestion) {
+		p.leave()
 		return x
 	}
-	q := p.lex.Next()
+	q := p.lex.next()
 	then := p.expr()
-	p.expect(":", &q)
-	return &ast.Cond{At: x.Pos(), Cond: x, Then: then, Else: p.expr()}
+	p.expect(pColon, &q)
+	c := &ast.Cond{At: x.Pos(), Cond: x, Then: then, Else: p.expr()}
+	p.leave()
+	return c
 }
 
 // binary parses operators of precedence minPrec and above, left to right:
@@ -130,61 +197,60 @@ func (p *exprParser) expr() ast.Expr {
 func (p *exprParser) binary(minPrec int) ast.Expr {
 	x := p.unary()
 	for {
-		op := binaryOp(p.lex.Peek())
+		op := binaryOp(p.lex.peek())
 		prec := op.Precedence()
 		if prec < minPrec {
 			return x
 		}
-		p.lex.Next()
+		p.lex.skip()
 		y := p.binary(prec + 1)
-		x = &ast.Binary{At: x.Pos(), Op: op, X: x, Y: y}
+		b := p.bins.alloc(p.rest())
+		*b = ast.Binary{At: x.Pos(), Op: op, X: x, Y: y}
+		x = b
 	}
 }
 
-var binaryOps = map[string]ast.Op{
-	"*": ast.OpMul, "/": ast.OpDiv, "%": ast.OpMod,
-	"+": ast.OpAdd, "-": ast.OpSub,
-	"<<": ast.OpShl, ">>": ast.OpShr, ">>>": ast.OpUshr,
-	"<": ast.OpLT, "<=": ast.OpLE, ">=": ast.OpGE, ">": ast.OpGT,
-	"==": ast.OpEq, "!=": ast.OpNe, "=?=": ast.OpIs, "=!=": ast.OpIsnt,
-	"&": ast.OpBitAnd, "^": ast.OpBitXor, "|": ast.OpBitOr,
-	"&&": ast.OpAnd, "||": ast.OpOr,
-}
-
-func binaryOp(t *lexer.Token) ast.Op {
-	switch t.Type {
+func binaryOp(t *token) ast.Op {
+	switch t.typ {
 	case tokPunct:
-		return binaryOps[t.Value]
+		return punctBinary[t.p]
 	case tokIdent:
-		if strings.EqualFold(t.Value, "is") {
-			return ast.OpIs
-		}
-		if strings.EqualFold(t.Value, "isnt") {
-			return ast.OpIsnt
+		switch len(t.val) {
+		case 2:
+			if ast.EqualFold(t.val, "is") {
+				return ast.OpIs
+			}
+		case 4:
+			if ast.EqualFold(t.val, "isnt") {
+				return ast.OpIsnt
+			}
 		}
 	}
 	return ast.OpInvalid
 }
 
-var unaryOps = map[string]ast.Op{"-": ast.OpNeg, "+": ast.OpPlus, "!": ast.OpNot, "~": ast.OpBitNot}
-
 // unary parses
 //
 //	Unary = ( "-" | "+" | "!" | "~" ) Unary | Postfix .
 func (p *exprParser) unary() ast.Expr {
-	if t := p.lex.Peek(); t.Type != tokPunct || unaryOps[t.Value] == ast.OpInvalid {
+	if t := p.lex.peek(); t.typ != tokPunct || punctUnary[t.p] == ast.OpInvalid {
 		return p.postfix()
 	}
 	p.enter()
-	defer p.leave()
-	t := p.lex.Next()
-	op := unaryOps[t.Value]
-	if n := p.lex.Peek(); op == ast.OpNeg && n.Type == tokInt && n.Value == "9223372036854775808" {
+	t := p.lex.next()
+	op := punctUnary[t.p]
+	at := ast.Pos(t.off)
+	if n := p.lex.peek(); op == ast.OpNeg && n.typ == tokInt && n.val == "9223372036854775808" {
 		// The magnitude of the most negative integer is only valid negated.
-		p.lex.Next()
-		return &ast.Literal{At: ast.Pos(t.Pos.Offset), Kind: ast.IntLit, Int: math.MinInt64}
+		p.lex.skip()
+		l := p.lit(at, ast.IntLit)
+		l.Int = math.MinInt64
+		p.leave()
+		return l
 	}
-	return &ast.Unary{At: ast.Pos(t.Pos.Offset), Op: op, X: p.unary()}
+	u := &ast.Unary{At: at, Op: op, X: p.unary()}
+	p.leave()
+	return u
 }
 
 // postfix parses
@@ -197,10 +263,12 @@ func (p *exprParser) unary() ast.Expr {
 // `a ?: -b` is a syntax error).
 func (p *exprParser) postfix() ast.Expr {
 	x := p.selections(p.primary())
-	for p.isPunct("?:") {
-		p.lex.Next()
+	for p.isPunct(pElvis) {
+		p.lex.skip()
 		y := p.elvisOperand()
-		x = &ast.Binary{At: x.Pos(), Op: ast.OpElvis, X: x, Y: y}
+		b := p.bins.alloc(p.rest())
+		*b = ast.Binary{At: x.Pos(), Op: ast.OpElvis, X: x, Y: y}
+		x = b
 	}
 	return x
 }
@@ -209,29 +277,31 @@ func (p *exprParser) postfix() ast.Expr {
 //
 //	ElvisOperand = ( "-" | "+" ) ( Int | Real ) | Primary { "." Name | "[" Expr "]" } .
 func (p *exprParser) elvisOperand() ast.Expr {
-	t := p.lex.Peek()
-	if t.Type != tokPunct || (t.Value != "-" && t.Value != "+") {
+	t := p.lex.peek()
+	if t.typ != tokPunct || (t.p != pMinus && t.p != pPlus) {
 		return p.selections(p.primary())
 	}
-	sign := p.lex.Next()
-	if n := p.lex.Peek(); n.Type != tokInt && n.Type != tokReal {
-		p.fail(*n, "expected a number after %q on the right of ?:, found %s", sign.Value, describe(n))
+	sign := p.lex.next()
+	if n := p.lex.peek(); n.typ != tokInt && n.typ != tokReal {
+		p.fail(n, "expected a number after %q on the right of ?:, found %s", sign.val, describe(n))
 	}
-	return &ast.Unary{At: ast.Pos(sign.Pos.Offset), Op: unaryOps[sign.Value], X: p.primary()}
+	return &ast.Unary{At: ast.Pos(sign.off), Op: punctUnary[sign.p], X: p.primary()}
 }
 
 // selections parses the selections and subscripts after a primary.
 func (p *exprParser) selections(x ast.Expr) ast.Expr {
 	for {
 		switch {
-		case p.isPunct("."):
-			p.lex.Next()
+		case p.isPunct(pDot):
+			p.lex.skip()
 			name := p.name("after '.'")
-			x = &ast.Select{At: x.Pos(), X: x, Name: name}
-		case p.isPunct("["):
-			open := p.lex.Next()
+			s := p.sels.alloc(p.rest())
+			*s = ast.Select{At: x.Pos(), X: x, Name: name}
+			x = s
+		case p.isPunct(pLBrack):
+			open := p.lex.next()
 			i := p.expr()
-			p.expect("]", &open)
+			p.expect(pRBrack, &open)
 			x = &ast.Index{At: x.Pos(), X: x, Index: i}
 		default:
 			return x
@@ -242,11 +312,13 @@ func (p *exprParser) selections(x ast.Expr) ast.Expr {
 // name parses an attribute name: an identifier that is not a reserved word,
 // or a quoted name.
 func (p *exprParser) name(context string) string {
-	t := p.lex.Peek()
-	if t.Type == tokQName || (t.Type == tokIdent && !ast.IsReserved(t.Value)) {
-		return p.lex.Next().Value
+	t := p.lex.peek()
+	if t.typ == tokQName || (t.typ == tokIdent && !ast.IsReserved(t.val)) {
+		v := t.val
+		p.lex.skip()
+		return v
 	}
-	p.fail(*t, "expected an attribute name %s, found %s", context, describe(t))
+	p.fail(t, "expected an attribute name %s, found %s", context, describe(t))
 	return ""
 }
 
@@ -255,91 +327,149 @@ func (p *exprParser) name(context string) string {
 //	Primary = Literal | Name | "." Name | Ident "(" [ Expr { "," Expr } ] ")"
 //	        | "(" Expr ")" | List | Record .
 func (p *exprParser) primary() ast.Expr {
-	if p.lex.Peek().Type == tokIdent {
+	if p.lex.cur.typ == tokIdent {
 		return p.ident()
 	}
-	t := p.lex.Next()
-	at := ast.Pos(t.Pos.Offset)
-	switch t.Type {
+	t := p.lex.next()
+	at := ast.Pos(t.off)
+	switch t.typ {
 	case tokInt:
-		v, err := strconv.ParseInt(t.Value, 10, 64)
-		if err != nil {
-			p.fail(t, "integer %s is out of range", t.Value)
+		v, ok := parseInt(t.val)
+		if !ok {
+			p.fail(&t, "integer %s is out of range", t.val)
 		}
-		return &ast.Literal{At: at, Kind: ast.IntLit, Int: v}
+		l := p.lit(at, ast.IntLit)
+		l.Int = v
+		return l
 	case tokReal:
-		v, err := strconv.ParseFloat(t.Value, 64)
+		v, err := strconv.ParseFloat(t.val, 64)
 		if err != nil && !math.IsInf(v, 0) {
-			p.fail(t, "invalid real %s", t.Value)
+			p.fail(&t, "invalid real %s", t.val)
 		}
-		return &ast.Literal{At: at, Kind: ast.RealLit, Real: v}
+		l := p.lit(at, ast.RealLit)
+		l.Real = v
+		return l
 	case tokString:
-		return &ast.Literal{At: at, Kind: ast.StringLit, Str: t.Value}
+		l := p.lit(at, ast.StringLit)
+		l.Str = t.val
+		return l
 	case tokQName:
-		return &ast.AttrRef{At: at, Name: t.Value}
+		return p.ref(at, t.val)
 	case tokPunct:
-		switch t.Value {
-		case "(":
+		switch t.p {
+		case pLParen:
 			x := p.expr()
-			p.expect(")", &t)
-			return &ast.Paren{At: at, X: x}
-		case "{":
+			p.expect(pRParen, &t)
+			e := p.parens.alloc(p.rest())
+			*e = ast.Paren{At: at, X: x}
+			return e
+		case pLBrace:
 			return p.list(t)
-		case "[":
+		case pLBrack:
 			return p.record(t)
-		case ".":
-			return &ast.AttrRef{At: at, Name: p.name("after '.'"), Absolute: true}
+		case pDot:
+			r := p.ref(at, p.name("after '.'"))
+			r.Absolute = true
+			return r
 		}
 	}
-	p.fail(t, "expected an expression, found %s", describe(&t))
+	p.fail(&t, "expected an expression, found %s", describe(&t))
 	return nil
 }
 
-func (p *exprParser) ident() ast.Expr {
-	t := p.lex.Next()
-	at := ast.Pos(t.Pos.Offset)
-	if lit := keywordLiteral(t.Value); lit != nil {
-		lit.At = at
-		return lit
+// parseInt converts the digits of an integer token, which fit in an
+// int64 when there are at most 18 of them.
+func parseInt(digits string) (int64, bool) {
+	if len(digits) > 18 {
+		v, err := strconv.ParseInt(digits, 10, 64)
+		return v, err == nil
 	}
-	if ast.IsReserved(t.Value) {
-		p.fail(t, "expected an expression, found operator %q", t.Value)
+	var v int64
+	for i := 0; i < len(digits); i++ {
+		v = 10*v + int64(digits[i]-'0')
 	}
-	if !p.isPunct("(") {
-		return &ast.AttrRef{At: at, Name: t.Value}
-	}
-	open := p.lex.Next()
-	call := &ast.Call{At: at, Name: t.Value}
-	if p.isPunct(")") {
-		p.lex.Next()
-		return call
-	}
-	for {
-		call.Args = append(call.Args, p.expr())
-		if !p.isPunct(",") {
-			p.expect(")", &open)
-			return call
-		}
-		p.lex.Next()
-	}
+	return v, true
 }
 
-func keywordLiteral(s string) *ast.Literal {
+func (p *exprParser) ref(at ast.Pos, name string) *ast.AttrRef {
+	r := p.refs.alloc(p.rest())
+	r.At, r.Name = at, name
+	return r
+}
+
+func (p *exprParser) ident() ast.Expr {
+	t := p.lex.next()
+	at := ast.Pos(t.off)
+	if l := p.keywordLiteral(at, t.val); l != nil {
+		return l
+	}
+	if ast.IsReserved(t.val) {
+		p.fail(&t, "expected an expression, found operator %q", t.val)
+	}
+	if !p.isPunct(pLParen) {
+		return p.ref(at, t.val)
+	}
+	open := p.lex.next()
+	call := &ast.Call{At: at, Name: t.val}
+	if p.isPunct(pRParen) {
+		p.lex.skip()
+		return call
+	}
+	call.Args = p.exprs(pRParen, &open)
+	return call
+}
+
+// exprs parses expressions separated by commas up to the closing
+// punctuation, after at least one.
+func (p *exprParser) exprs(closing punct, open *token) []ast.Expr {
+	from := len(p.elems)
+	for {
+		x := p.expr()
+		p.elems = append(p.elems, x)
+		if !p.isPunct(pComma) {
+			p.expect(closing, open)
+			break
+		}
+		p.lex.skip()
+	}
+	return p.takeElems(from)
+}
+
+// take returns the attributes gathered from from on, as a slice of their
+// own, and forgets them.
+func (sc *scratch) take(from int) []ast.Attr {
+	attrs := slices.Clone(sc.attrs[from:])
+	clear(sc.attrs[from:])
+	sc.attrs = sc.attrs[:from]
+	return attrs
+}
+
+// takeElems is take for elements.
+func (sc *scratch) takeElems(from int) []ast.Expr {
+	xs := slices.Clone(sc.elems[from:])
+	clear(sc.elems[from:])
+	sc.elems = sc.elems[:from]
+	return xs
+}
+
+func (p *exprParser) keywordLiteral(at ast.Pos, s string) *ast.Literal {
 	switch len(s) {
 	case 4:
-		if strings.EqualFold(s, "true") {
-			return &ast.Literal{Kind: ast.BoolLit, Bool: true}
+		if ast.EqualFold(s, "true") {
+			l := p.lit(at, ast.BoolLit)
+			l.Bool = true
+			return l
 		}
 	case 5:
-		if strings.EqualFold(s, "false") {
-			return &ast.Literal{Kind: ast.BoolLit}
+		if ast.EqualFold(s, "false") {
+			return p.lit(at, ast.BoolLit)
 		}
-		if strings.EqualFold(s, "error") {
-			return &ast.Literal{Kind: ast.ErrorLit}
+		if ast.EqualFold(s, "error") {
+			return p.lit(at, ast.ErrorLit)
 		}
 	case 9:
-		if strings.EqualFold(s, "undefined") {
-			return &ast.Literal{Kind: ast.UndefinedLit}
+		if ast.EqualFold(s, "undefined") {
+			return p.lit(at, ast.UndefinedLit)
 		}
 	}
 	return nil
@@ -348,105 +478,122 @@ func keywordLiteral(s string) *ast.Literal {
 // list parses
 //
 //	List = "{" [ Expr { "," Expr } ] "}" .
-func (p *exprParser) list(open lexer.Token) ast.Expr {
+func (p *exprParser) list(open token) ast.Expr {
 	p.enter()
-	defer p.leave()
-	l := &ast.List{At: ast.Pos(open.Pos.Offset)}
-	if p.isPunct("}") {
-		p.lex.Next()
-		return l
+	l := &ast.List{At: ast.Pos(open.off)}
+	if p.isPunct(pRBrace) {
+		p.lex.skip()
+	} else {
+		l.Elems = p.exprs(pRBrace, &open)
 	}
-	for {
-		l.Elems = append(l.Elems, p.expr())
-		if !p.isPunct(",") {
-			p.expect("}", &open)
-			return l
-		}
-		p.lex.Next()
-	}
+	p.leave()
+	return l
 }
 
 // record parses
 //
 //	Record = "[" [ AttrDef { ";" AttrDef } [ ";" ] ] "]" .
 //	AttrDef = Name "=" Expr .
-func (p *exprParser) record(open lexer.Token) ast.Expr {
+func (p *exprParser) record(open token) ast.Expr {
 	p.enter()
-	defer p.leave()
-	r := &ast.Record{At: ast.Pos(open.Pos.Offset)}
-	var defs definitions
-	for !p.isPunct("]") {
-		nt := p.lex.Peek()
+	r := &ast.Record{At: ast.Pos(open.off)}
+	var small [smallDefinitions]int32
+	defs := definitions{table: small[:]}
+	from := len(p.attrs)
+	for !p.isPunct(pRBrack) {
+		at := ast.Pos(p.lex.cur.off)
 		name := p.name("in record")
-		p.expect("=", nil)
-		defs.define(r, ast.Attr{At: ast.Pos(nt.Pos.Offset), Name: name, Value: p.expr()})
-		if !p.isPunct(";") {
+		p.expect(pAssign, nil)
+		defs.define(&p.attrs, from, ast.Attr{At: at, Name: name, Value: p.expr()})
+		if !p.isPunct(pSemi) {
 			break
 		}
-		p.lex.Next()
+		p.lex.skip()
 	}
-	p.expect("]", &open)
+	p.expect(pRBrack, &open)
+	if len(p.attrs) > from {
+		r.Attrs = p.take(from)
+	}
+	p.leave()
 	return r
 }
 
-func describe(t *lexer.Token) string {
-	switch t.Type {
+func describe(t *token) string {
+	switch t.typ {
 	case lexer.EOF:
 		return "end of input"
 	case tokNewline:
 		return "end of line"
 	case tokString:
-		return "string " + strconv.Quote(t.Value)
+		return "string " + strconv.Quote(t.val)
 	case tokQName:
-		return "name '" + t.Value + "'"
+		return "name '" + t.val + "'"
 	}
-	return strconv.Quote(t.Value)
+	return strconv.Quote(t.val)
 }
 
 // definitions adds attribute definitions to a record, a later definition of
-// a name replacing the earlier one in place. Large records get a hash index
-// so that parsing stays linear.
+// a name replacing the earlier one in place. The names are kept in an
+// open-addressing hash table so that parsing stays linear. A record of up
+// to 32 attributes uses a table on its parser's stack and a cheap hash of
+// a name's length and three of its letters (at most 32 names can collide,
+// so the cost stays bounded); past that, the table is allocated and the
+// hash is ast.FoldHash over the whole name.
 type definitions struct {
-	index map[uint32]int32
+	table []int32 // index+1 of an attribute, 0 for a free slot
+	n     int
+	full  bool // the table is hashed by ast.FoldHash
 }
 
-const linearDefinitions = 16
+// smallDefinitions is the size of the table a record starts with, on the
+// caller's stack.
+const smallDefinitions = 64
 
-func (d *definitions) define(r *ast.Record, a ast.Attr) {
-	if i := d.find(r, a.Name); i >= 0 {
-		r.Attrs[i].Value = a.Value
-		return
+// hash returns name's hash for the table as it is.
+func (d *definitions) hash(name string) uint32 {
+	if d.full {
+		return ast.FoldHash(name)
 	}
-	r.Attrs = append(r.Attrs, a)
-	n := len(r.Attrs)
-	switch {
-	case n == linearDefinitions+1:
-		d.index = make(map[uint32]int32, 2*n)
-		for i := range r.Attrs {
-			d.add(r.Attrs[i].Name, i)
+	n := len(name)
+	if n == 0 {
+		return 0
+	}
+	return uint32(n)*0x9e3779b1 ^ uint32(name[0]|0x20)*0x85ebca6b ^ uint32(name[n/2]|0x20)*0xc2b2ae35 ^ uint32(name[n-1]|0x20)*0x27d4eb2f
+}
+
+// define adds a to the attributes (*attrs)[from:].
+func (d *definitions) define(attrs *[]ast.Attr, from int, a ast.Attr) {
+	if d.table == nil {
+		d.table = make([]int32, smallDefinitions)
+	}
+	h := d.hash(a.Name)
+	mask := uint32(len(d.table) - 1)
+	defined := (*attrs)[from:]
+	p := h & mask
+	for ; d.table[p] != 0; p = (p + 1) & mask {
+		if i := d.table[p] - 1; ast.EqualFold(defined[i].Name, a.Name) {
+			defined[i].Value = a.Value
+			return
 		}
-	case n > linearDefinitions+1:
-		d.add(a.Name, n-1)
+	}
+	d.table[p] = int32(len(defined) + 1)
+	*attrs = append(*attrs, a)
+	if d.n++; 2*d.n > len(d.table) {
+		d.grow((*attrs)[from:])
 	}
 }
 
-func (d *definitions) add(name string, i int) {
-	h := ast.FoldHash(name)
-	if _, taken := d.index[h]; !taken {
-		d.index[h] = int32(i)
+// grow doubles the table, hashing by ast.FoldHash from now on, and puts
+// every attribute back in.
+func (d *definitions) grow(defined []ast.Attr) {
+	d.table = make([]int32, 2*len(d.table))
+	d.full = true
+	mask := uint32(len(d.table) - 1)
+	for i := range defined {
+		p := d.hash(defined[i].Name) & mask
+		for d.table[p] != 0 {
+			p = (p + 1) & mask
+		}
+		d.table[p] = int32(i + 1)
 	}
-}
-
-func (d *definitions) find(r *ast.Record, name string) int {
-	if d.index == nil {
-		return r.Lookup(name)
-	}
-	i, ok := d.index[ast.FoldHash(name)]
-	if !ok {
-		return -1
-	}
-	if ast.EqualFold(r.Attrs[i].Name, name) {
-		return int(i)
-	}
-	return r.Lookup(name) // hash collision: rare
 }

@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/kite-sched/kite/classad/ast"
 )
@@ -23,7 +23,10 @@ const JSONMaxDepth = MaxDepth
 // form, so it is read by a scanner of its own rather than encoding/json,
 // whose token interface measured at five times the cost.
 func ParseJSON(data []byte) (*ast.Record, error) {
-	s := jsonScanner{data: data}
+	// One copy of the text, which names and strings are sliced from,
+	// rather than a copy each.
+	s := jsonScanner{data: string(data), sc: scratches.Get().(*scratch)}
+	defer s.sc.release()
 	s.space()
 	r, err := s.object()
 	if err != nil {
@@ -35,11 +38,67 @@ func ParseJSON(data []byte) (*ast.Record, error) {
 	return r, nil
 }
 
+// view returns data as a string without copying it, for scanning while
+// data is not changed: nothing sliced from it may be kept (see objectAt).
+func view(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	return unsafe.String(&data[0], len(data))
+}
+
+// objectAt parses the object at s.pos of a scanner over a view. The
+// object's text is copied first, so that the record slices its own copy
+// rather than keeping all the input alive; where the object's end cannot
+// be found, or it has an error, it is parsed from the view, which gives
+// the same error at its place in the whole input.
+func (s *jsonScanner) objectAt() (*ast.Record, error) {
+	start := s.pos
+	if end := objectEnd(s.data, start); end > start {
+		o := jsonScanner{data: strings.Clone(s.data[start:end]), depth: s.depth, sc: s.sc}
+		if r, err := o.object(); err == nil && o.pos == len(o.data) {
+			s.pos = end
+			return r, nil
+		}
+	}
+	if _, err := s.object(); err != nil {
+		return nil, err
+	}
+	// Parsed from the view after all: parse a copy, so as to keep
+	// nothing of the view.
+	o := jsonScanner{data: strings.Clone(s.data[start:s.pos]), depth: s.depth, sc: s.sc}
+	return o.object()
+}
+
+// objectEnd returns the offset just past the object starting at start
+// ('{'), matching brackets outside strings, or -1 if it has no end.
+func objectEnd(data string, start int) int {
+	depth := 0
+	for i := start; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return -1
+}
+
 // ParseJSONArray parses a JSON array of ads and returns, with each ad, the
 // bytes of data it was read from (so that a store can keep an ad's JSON
 // as it came). The slices alias data.
 func ParseJSONArray(data []byte) ([]*ast.Record, [][]byte, error) {
-	s := jsonScanner{data: data}
+	s := jsonScanner{data: view(data), sc: scratches.Get().(*scratch)}
+	defer s.sc.release()
 	if err := s.expect('['); err != nil {
 		return nil, nil, err
 	}
@@ -53,7 +112,10 @@ func ParseJSONArray(data []byte) ([]*ast.Record, [][]byte, error) {
 			s.space()
 		}
 		start := s.pos
-		r, err := s.object()
+		if s.peek() != '{' {
+			return nil, nil, s.errorf("expected %q, found %s", '{', s.found())
+		}
+		r, err := s.objectAt()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -89,7 +151,7 @@ func (d *JSONDecoder) Next() (*ast.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.s = jsonScanner{data: data}
+		d.s = jsonScanner{data: view(data)} // data is the decoder's own
 		if d.s.space(); d.s.peek() == '[' {
 			d.s.pos++
 			d.inArray = true
@@ -122,18 +184,31 @@ func (d *JSONDecoder) next() (*ast.Record, error) {
 		}
 		return nil, io.EOF
 	}
-	return s.object()
+	if s.peek() != '{' {
+		return nil, s.errorf("expected %q, found %s", '{', s.found())
+	}
+	s.sc = scratches.Get().(*scratch)
+	defer func() { s.sc.release(); s.sc = nil }()
+	return s.objectAt()
 }
 
 // jsonScanner reads JSON from a byte slice.
 type jsonScanner struct {
-	data  []byte
+	data  string
 	pos   int
 	depth int
+	sc    *scratch // literals, attributes and expressions are made with it
+}
+
+// lit returns a new literal of kind.
+func (s *jsonScanner) lit(kind ast.LitKind) *ast.Literal {
+	l := s.sc.lits.alloc(len(s.data) - s.pos)
+	l.At, l.Kind = ast.NoPos, kind
+	return l
 }
 
 func (s *jsonScanner) errorf(format string, args ...any) error {
-	line := 1 + strings.Count(string(s.data[:min(s.pos, len(s.data))]), "\n")
+	line := 1 + strings.Count(s.data[:min(s.pos, len(s.data))], "\n")
 	return fmt.Errorf("json ad: line %d, offset %d: %s", line, s.pos, fmt.Sprintf(format, args...))
 }
 
@@ -188,23 +263,27 @@ func (s *jsonScanner) object() (*ast.Record, error) {
 	}
 	defer func() { s.depth-- }()
 	r := &ast.Record{At: ast.NoPos}
-	var defs definitions
 	if s.space(); s.peek() == '}' {
 		s.pos++
 		return r, nil
 	}
+	var small [smallDefinitions]int32
+	defs := definitions{table: small[:]}
+	sc := s.sc
+	from := len(sc.attrs)
 	for {
 		a, err := s.member()
 		if err != nil {
 			return nil, err
 		}
-		defs.define(r, a)
+		defs.define(&sc.attrs, from, a)
 		s.space()
 		switch s.peek() {
 		case ',':
 			s.pos++
 		case '}':
 			s.pos++
+			r.Attrs = sc.take(from)
 			return r, nil
 		default:
 			return nil, s.errorf("expected ',' or '}' after an attribute, found %s", s.found())
@@ -243,6 +322,9 @@ func (s *jsonScanner) value() (ast.Expr, error) {
 	case c == '[':
 		return s.array()
 	case c == '"':
+		if src, ok := s.plainExpr(); ok {
+			return s.expr(src)
+		}
 		text, err := s.str()
 		if err != nil {
 			return nil, err
@@ -253,18 +335,49 @@ func (s *jsonScanner) value() (ast.Expr, error) {
 	}
 	switch {
 	case s.word("true"):
-		return ast.Bool(true), nil
+		l := s.lit(ast.BoolLit)
+		l.Bool = true
+		return l, nil
 	case s.word("false"):
-		return ast.Bool(false), nil
+		return s.lit(ast.BoolLit), nil
 	case s.word("null"):
-		return ast.Undefined(), nil
+		return s.lit(ast.UndefinedLit), nil
 	}
 	return nil, s.errorf("expected a value, found %s", s.found())
 }
 
+// jsonStop marks the bytes that end a string's fast path: the quote, a
+// backslash, control characters and the bytes of multi-byte characters.
+var jsonStop = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
+	}
+	return t
+}()
+
+// plainExpr consumes a string "\/Expr(...)\/" whose expression is ASCII
+// without escapes, as AppendJSON writes most, and returns the expression's text,
+// a slice of the input rather than a decoded copy.
+func (s *jsonScanner) plainExpr() (string, bool) {
+	const open, end = `"\/Expr(`, `)\/"`
+	if !strings.HasPrefix(s.data[s.pos:], open) {
+		return "", false
+	}
+	i := s.pos + len(open)
+	j := i
+	for j < len(s.data) && !jsonStop[s.data[j]] {
+		j++
+	}
+	if j == i || !strings.HasPrefix(s.data[j-1:], end) {
+		return "", false
+	}
+	s.pos = j - 1 + len(end)
+	return s.data[i : j-1], true
+}
+
 // word consumes w if the input continues with it.
 func (s *jsonScanner) word(w string) bool {
-	if !bytes.HasPrefix(s.data[s.pos:], []byte(w)) {
+	if !strings.HasPrefix(s.data[s.pos:], w) {
 		return false
 	}
 	s.pos += len(w)
@@ -282,18 +395,21 @@ func (s *jsonScanner) array() (ast.Expr, error) {
 		s.pos++
 		return l, nil
 	}
+	sc := s.sc
+	from := len(sc.elems)
 	for {
 		v, err := s.value()
 		if err != nil {
 			return nil, err
 		}
-		l.Elems = append(l.Elems, v)
+		sc.elems = append(sc.elems, v)
 		s.space()
 		switch s.peek() {
 		case ',':
 			s.pos++
 		case ']':
 			s.pos++
+			l.Elems = sc.takeElems(from)
 			return l, nil
 		default:
 			return nil, s.errorf("expected ',' or ']' in a list, found %s", s.found())
@@ -305,12 +421,21 @@ func (s *jsonScanner) array() (ast.Expr, error) {
 func (s *jsonScanner) stringValue(text string) (ast.Expr, error) {
 	inner, ok := strings.CutPrefix(text, "/Expr(")
 	if !ok || !strings.HasSuffix(inner, ")/") {
-		return ast.Str(text), nil
+		l := s.lit(ast.StringLit)
+		l.Str = text
+		return l, nil
 	}
 	src := inner[:len(inner)-2]
-	e, err := ParseExpr(src)
+	return s.expr(src)
+}
+
+// expr parses the expression src of a /Expr(...)/ string.
+func (s *jsonScanner) expr(src string) (ast.Expr, error) {
+	var st stream
+	st.init("", src)
+	e, err := parseWhole(&st, s.sc)
 	if err != nil {
-		return nil, s.errorf("expression %q: %v", src, err)
+		return nil, s.errorf("expression %q: %v", src, newError(src, "", err))
 	}
 	return e, nil
 }
@@ -329,10 +454,17 @@ func (s *jsonScanner) number() (ast.Expr, error) {
 		}
 		s.pos++
 	}
-	text := string(s.data[start:s.pos])
+	text := s.data[start:s.pos]
 	if !isReal {
+		if i, ok := jsonInt(text); ok {
+			l := s.lit(ast.IntLit)
+			l.Int = i
+			return l, nil
+		}
 		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return ast.Int(i), nil
+			l := s.lit(ast.IntLit)
+			l.Int = i
+			return l, nil
 		}
 	}
 	f, err := strconv.ParseFloat(text, 64)
@@ -340,20 +472,51 @@ func (s *jsonScanner) number() (ast.Expr, error) {
 		s.pos = start
 		return nil, s.errorf("bad number %q", text)
 	}
-	return ast.Real(f), nil
+	l := s.lit(ast.RealLit)
+	l.Real = f
+	return l, nil
 }
 
 // str reads a JSON string, decoding its escapes.
+// jsonInt converts an integer of at most 18 digits, with an optional
+// minus sign; ok is false for anything else, which ParseInt then judges.
+func jsonInt(text string) (v int64, ok bool) {
+	digits := strings.TrimPrefix(text, "-")
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = 10*v + int64(c-'0')
+	}
+	if len(digits) < len(text) {
+		v = -v
+	}
+	return v, true
+}
+
 func (s *jsonScanner) str() (string, error) {
 	s.pos++ // the opening quote
 	start := s.pos
+	// Fast path: ASCII without escapes, which needs no UTF-8 check.
+	i := start
+	for i < len(s.data) && !jsonStop[s.data[i]] {
+		i++
+	}
+	if i < len(s.data) && s.data[i] == '"' {
+		s.pos = i + 1
+		return s.data[start:i], nil
+	}
 	for s.pos < len(s.data) {
 		switch c := s.data[s.pos]; {
 		case c == '"':
 			if err := s.checkUTF8(start); err != nil {
 				return "", err
 			}
-			text := string(s.data[start:s.pos])
+			text := s.data[start:s.pos]
 			s.pos++
 			return text, nil
 		case c == '\\':
@@ -369,7 +532,7 @@ func (s *jsonScanner) str() (string, error) {
 // escapedStr reads the rest of a string that has escapes.
 func (s *jsonScanner) escapedStr(start int) (string, error) {
 	var b strings.Builder
-	b.Write(s.data[start:s.pos])
+	b.WriteString(s.data[start:s.pos])
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
 		switch {
@@ -440,7 +603,7 @@ func (s *jsonScanner) hex4(i int) (rune, int) {
 	if i+4 > len(s.data) {
 		return 0, -1
 	}
-	v, err := strconv.ParseUint(string(s.data[i:i+4]), 16, 32)
+	v, err := strconv.ParseUint(s.data[i:i+4], 16, 32)
 	if err != nil {
 		return 0, -1
 	}
@@ -453,10 +616,10 @@ func (s *jsonScanner) hex4(i int) (rune, int) {
 // offset of the first bad byte.
 func (s *jsonScanner) checkUTF8(start int) error {
 	text := s.data[start:s.pos]
-	if utf8.Valid(text) {
+	if utf8.ValidString(text) {
 		return nil
 	}
-	i := InvalidUTF8(string(text))
+	i := InvalidUTF8(text)
 	s.pos = start + i
 	return s.errorf("byte 0x%02x is not valid UTF-8", text[i])
 }

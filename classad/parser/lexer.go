@@ -83,33 +83,128 @@ func (s *scanner) errorf(off int, format string, args ...any) error {
 	return &LexError{Pos: s.pos(off), Msg: fmt.Sprintf(format, args...)}
 }
 
-// Next returns the next token, skipping white space and comments.
+// token is what the scanner reads: its type, its text (the decoded text
+// of a string or quoted name), where it starts, and for punctuation which
+// operator it is. Positions are kept as offset, line and column so that a
+// token is half the size of participle's lexer.Token and costs no
+// Position to make; participle's tokens are made from it only when
+// participle drives the parse (the old syntax).
+type token struct {
+	val  string
+	off  int
+	line int32
+	col  int32
+	typ  lexer.TokenType
+	p    punct
+}
+
+// position returns the token's place as participle's Position.
+func (t *token) position(filename string) lexer.Position {
+	return lexer.Position{Filename: filename, Offset: t.off, Line: int(t.line), Column: int(t.col)}
+}
+
+// Next returns the next token as participle's lexer.Token.
 func (s *scanner) Next() (lexer.Token, error) {
-	if err := s.skipSpace(); err != nil {
+	var t token
+	if err := s.scan(&t); err != nil {
 		return lexer.Token{}, err
 	}
-	if s.off >= len(s.src) {
-		return lexer.EOFToken(s.pos(s.off)), nil
+	if t.typ == lexer.EOF {
+		return lexer.EOFToken(t.position(s.filename)), nil
 	}
+	return lexer.Token{Type: t.typ, Value: t.val, Pos: t.position(s.filename)}, nil
+}
+
+// scan reads the next token into t, skipping white space and comments.
+func (s *scanner) scan(t *token) error {
+	src := s.src
 	start := s.off
-	c := s.src[start]
-	switch {
-	case c == '\n':
-		pos := s.pos(start)
-		s.newline(start)
-		return lexer.Token{Type: tokNewline, Value: "\n", Pos: pos}, nil
-	case isLetter(c):
-		for s.off++; s.off < len(s.src) && isIdentChar(s.src[s.off]); s.off++ {
-		}
-		return lexer.Token{Type: tokIdent, Value: s.src[start:s.off], Pos: s.pos(start)}, nil
-	case isDigit(c) || (c == '.' && start+1 < len(s.src) && isDigit(s.src[start+1])):
-		return s.number(start)
-	case c == '"':
-		return s.quoted(start, '"', tokString)
-	case c == '\'':
-		return s.quoted(start, '\'', tokQName)
+	// Blanks between tokens on a line are skipped here; skipSpace does
+	// the rest.
+	for start < len(src) && src[start] == ' ' {
+		start++
 	}
-	return s.punct(start)
+	s.off = start
+	if start < len(src) && charClass[src[start]]&classSkip != 0 {
+		if err := s.skipSpace(); err != nil {
+			return err
+		}
+		start = s.off
+	}
+	s.atLineStart = false
+	if start >= len(src) {
+		s.setTok(t, lexer.EOF, start, "")
+		return nil
+	}
+	c := src[start]
+	var err error
+	switch cls := charClass[c]; {
+	case cls&classLetter != 0:
+		i := start + 1
+		for i < len(src) && charClass[src[i]]&classIdent != 0 {
+			i++
+		}
+		s.off = i
+		s.setTok(t, tokIdent, start, src[start:i])
+	case c == '\n':
+		s.setTok(t, tokNewline, start, "\n")
+		s.newline(start)
+	case cls&classDigit != 0 || (c == '.' && start+1 < len(src) && isDigit(src[start+1])):
+		err = s.number(start, t)
+	case c == '"':
+		err = s.quoted(start, '"', tokString, t)
+	case c == '\'':
+		err = s.quoted(start, '\'', tokQName, t)
+	case singlePunct[c] != pNone:
+		s.off = start + 1
+		s.setTok(t, tokPunct, start, punctText[singlePunct[c]])
+		t.p = singlePunct[c]
+	default:
+		err = s.punct(start, t)
+	}
+	return err
+}
+
+// Character classes, for the scanner's loops.
+const (
+	classLetter = 1 << iota // starts a name
+	classDigit
+	classIdent // continues a name
+	classSkip  // may start what skipSpace skips
+	// A string's or quoted name's fast path stops at these: its quote,
+	// a backslash, a newline, NUL, and any byte of a multi-byte
+	// character (which must be checked to be UTF-8).
+	classStopDouble
+	classStopSingle
+)
+
+var charClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if isLetter(b) {
+			t[c] |= classLetter | classIdent
+		}
+		if isDigit(b) {
+			t[c] |= classDigit | classIdent
+		}
+	}
+	for _, c := range " \t\r\f\v\n#/" {
+		t[c] |= classSkip
+	}
+	for _, c := range "\\\n\x00" {
+		t[c] |= classStopDouble | classStopSingle
+	}
+	t['"'] |= classStopDouble
+	t['\''] |= classStopSingle
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] |= classStopDouble | classStopSingle
+	}
+	return t
+}()
+
+// setTok makes t a token starting at off on the current line.
+func (s *scanner) setTok(t *token, typ lexer.TokenType, off int, val string) {
+	*t = token{typ: typ, val: val, off: off, line: int32(s.line), col: int32(off - s.lineStart + 1)}
 }
 
 func (s *scanner) newline(at int) {
@@ -138,7 +233,6 @@ func (s *scanner) skipSpace() error {
 				return err
 			}
 		default:
-			s.atLineStart = false
 			return nil
 		}
 	}
@@ -170,7 +264,7 @@ func (s *scanner) skipBlockComment() error {
 // number scans an integer or a real. HTCondor's lexer rejects a number
 // directly followed by a letter or, after a leading 0, by a digit (so 010
 // and 0x10 are syntax errors, not octal or hexadecimal).
-func (s *scanner) number(start int) (lexer.Token, error) {
+func (s *scanner) number(start int, t *token) error {
 	src := s.src
 	i := start
 	for i < len(src) && isDigit(src[i]) {
@@ -194,30 +288,47 @@ func (s *scanner) number(start int) (lexer.Token, error) {
 		}
 	}
 	if typ == tokInt && src[start] == '0' && i-start > 1 {
-		return lexer.Token{}, s.errorf(start, "invalid number %q: integers are decimal and have no leading zero", src[start:i])
+		return s.errorf(start, "invalid number %q: integers are decimal and have no leading zero", src[start:i])
 	}
 	if i < len(src) && isIdentChar(src[i]) {
 		j := i
 		for j < len(src) && isIdentChar(src[j]) {
 			j++
 		}
-		return lexer.Token{}, s.errorf(start, "invalid number %q", src[start:j])
+		return s.errorf(start, "invalid number %q", src[start:j])
 	}
 	s.off = i
-	return lexer.Token{Type: typ, Value: src[start:i], Pos: s.pos(start)}, nil
+	s.setTok(t, typ, start, src[start:i])
+	return nil
 }
 
 // quoted scans a string literal or a quoted attribute name and decodes its
 // escapes. The token's value is the decoded text.
-func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Token, error) {
+func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType, t *token) error {
 	src := s.src
 	i := start + 1
 	// Fast path: no escapes.
-	for i < len(src) && src[i] != quote && src[i] != '\\' && src[i] != '\n' && src[i] != 0 {
+	stop := uint8(classStopDouble)
+	if quote == '\'' {
+		stop = classStopSingle
+	}
+	for i < len(src) && charClass[src[i]]&stop == 0 {
 		i++
 	}
+	ascii := true
+	if i < len(src) && src[i] >= utf8.RuneSelf {
+		ascii = false
+		for i < len(src) && src[i] != quote && src[i] != '\\' && src[i] != '\n' && src[i] != 0 {
+			i++
+		}
+	}
 	if i < len(src) && src[i] == quote {
-		return s.quotedToken(start, i+1, typ, src[start+1:i])
+		if ascii && (typ == tokString || i > start+1) {
+			s.off = i + 1
+			s.setTok(t, typ, start, src[start+1:i])
+			return nil
+		}
+		return s.quotedToken(start, i+1, typ, src[start+1:i], t)
 	}
 	var b strings.Builder
 	b.WriteString(src[start+1 : i])
@@ -225,11 +336,11 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Toke
 		c := src[i]
 		switch {
 		case c == quote:
-			return s.quotedToken(start, i+1, typ, b.String())
+			return s.quotedToken(start, i+1, typ, b.String(), t)
 		case c == '\n':
-			return lexer.Token{}, s.errorf(start, "string not terminated before end of line")
+			return s.errorf(start, "string not terminated before end of line")
 		case c == 0:
-			return lexer.Token{}, s.errorf(i, "string contains a NUL byte")
+			return s.errorf(i, "string contains a NUL byte")
 		case c == '\\' && s.old:
 			if i+1 < len(src) && src[i+1] == quote {
 				b.WriteByte(quote)
@@ -241,7 +352,7 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Toke
 		case c == '\\':
 			n, err := unescape(&b, src[i:])
 			if err != nil {
-				return lexer.Token{}, s.errorf(i, "%v", err)
+				return s.errorf(i, "%v", err)
 			}
 			i += n
 		default:
@@ -249,66 +360,25 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType) (lexer.Toke
 			i++
 		}
 	}
-	return lexer.Token{}, s.errorf(start, "string not terminated")
+	return s.errorf(start, "string not terminated")
 }
 
 // quotedToken finishes a string or quoted name ending before end.
-func (s *scanner) quotedToken(start, end int, typ lexer.TokenType, text string) (lexer.Token, error) {
+func (s *scanner) quotedToken(start, end int, typ lexer.TokenType, text string, t *token) error {
 	if typ == tokQName && text == "" {
-		return lexer.Token{}, s.errorf(start, "empty attribute name")
+		return s.errorf(start, "empty attribute name")
 	}
 	if !utf8.ValidString(text) {
 		if i := InvalidUTF8(s.src[start:end]); i >= 0 {
-			return lexer.Token{}, s.errorf(start+i, "byte 0x%02x is not valid UTF-8", s.src[start+i])
+			return s.errorf(start+i, "byte 0x%02x is not valid UTF-8", s.src[start+i])
 		}
-		return lexer.Token{}, s.errorf(start, "its escapes make the string's text invalid UTF-8")
+		return s.errorf(start, "its escapes make the string's text invalid UTF-8")
 	}
 	s.off = end
-	return lexer.Token{Type: typ, Value: text, Pos: s.pos(start)}, nil
-}
-
-// punctuators, longest first within each leading character.
-var punctuators = [256][]string{
-	'(': {"("}, ')': {")"}, '[': {"["}, ']': {"]"}, '{': {"{"}, '}': {"}"},
-	',': {","}, ';': {";"}, '.': {"."}, ':': {":"},
-	'=': {"=?=", "=!=", "==", "="},
-	'!': {"!=", "!"},
-	'<': {"<<", "<=", "<"},
-	'>': {">>>", ">>", ">=", ">"},
-	'+': {"+"}, '-': {"-"}, '*': {"*"}, '/': {"/"}, '%': {"%"},
-	'~': {"~"}, '^': {"^"},
-	'&': {"&&", "&"},
-	'|': {"||", "|"},
-}
-
-func (s *scanner) punct(start int) (lexer.Token, error) {
-	if s.src[start] == '?' {
-		return s.question(start), nil
-	}
-	for _, p := range punctuators[s.src[start]] {
-		if strings.HasPrefix(s.src[start:], p) {
-			s.off = start + len(p)
-			return lexer.Token{Type: tokPunct, Value: p, Pos: s.pos(start)}, nil
-		}
-	}
-	return lexer.Token{}, s.errorf(start, "unexpected character %q", s.src[start])
+	s.setTok(t, typ, start, text)
+	return nil
 }
 
 func isLetter(c byte) bool    { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
 func isDigit(c byte) bool     { return c >= '0' && c <= '9' }
 func isIdentChar(c byte) bool { return isLetter(c) || isDigit(c) }
-
-// question scans "?", or the elvis operator "?:", which may have blanks
-// between its two characters (HTCondor reads `a ? : b` as `a ?: b`).
-func (s *scanner) question(start int) lexer.Token {
-	i := start + 1
-	for i < len(s.src) && (s.src[i] == ' ' || s.src[i] == '\t') {
-		i++
-	}
-	if i < len(s.src) && s.src[i] == ':' {
-		s.off = i + 1
-		return lexer.Token{Type: tokPunct, Value: "?:", Pos: s.pos(start)}
-	}
-	s.off = start + 1
-	return lexer.Token{Type: tokPunct, Value: "?", Pos: s.pos(start)}
-}
