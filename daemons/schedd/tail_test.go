@@ -20,15 +20,7 @@ func TestTailRefusals(t *testing.T) {
 	h := startSchedd(t, p, testConfig(t))
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, "executable = /bin/sleep\ntransfer_output_files = out.dat\nqueue 2\n")
-	var reqs wire.ResourceRequests
-	if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs); err != nil || len(reqs.Requests) != 1 {
-		t.Fatalf("requests %+v %v", reqs, err)
-	}
-	var res wire.MatchesResult
-	if err := h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, &res); err != nil || res.Accepted != 1 {
-		t.Fatalf("matches %+v %v", res, err)
-	}
-	if a := startd.next(t); a != "c1 1.0" {
+	if a := h.matchFirst(t, startd); a != "c1 1.0" {
 		t.Fatal(a)
 	}
 	stdout := wire.FileRange{Stream: wire.StreamStdout, Offset: -1, Max: 1024}

@@ -22,15 +22,7 @@ func TestVacateJob(t *testing.T) {
 	h := startSchedd(t, p, testConfig(t))
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, "executable = /bin/sleep\nlog = job.log\nqueue\nhold = true\nqueue\n")
-	var reqs wire.ResourceRequests
-	if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs); err != nil || len(reqs.Requests) != 1 {
-		t.Fatalf("requests %+v %v", reqs, err)
-	}
-	var res wire.MatchesResult
-	if err := h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, &res); err != nil || res.Accepted != 1 {
-		t.Fatalf("matches %+v %v", res, err)
-	}
-	if a := startd.next(t); a != "c1 1.0" {
+	if a := h.matchFirst(t, startd); a != "c1 1.0" {
 		t.Fatal(a)
 	}
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventStarted, Time: 1000})
@@ -79,6 +71,7 @@ func TestVacateJob(t *testing.T) {
 		return slices.Equal(startd.released, []string{"c1"})
 	})
 	eventually(t, "the job offered again", func() bool {
+		var reqs wire.ResourceRequests
 		err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs)
 		return err == nil && len(reqs.Requests) == 1 && reqs.Requests[0].Count == 1
 	})

@@ -116,30 +116,22 @@ func (o *userprioOptions) run(ctx context.Context, w io.Writer, args []string) e
 		if err != nil {
 			return err
 		}
-		var p wire.Priority
-		if err := c.Call(ctx, "POST", wire.PathSetPriority, wire.SetPriority{User: o.setPrio, Priority: v}, &p); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "The real priority of %s was set to %s\n", p.User, trimFloat(p.Real))
-		return nil
+		return editUser(ctx, c, w, wire.PathSetPriority, wire.SetPriority{User: o.setPrio, Priority: v},
+			func(p wire.Priority) string {
+				return "The real priority of " + p.User + " was set to " + trimFloat(p.Real)
+			})
 	case o.setFactor != "":
 		f, err := editValue("setfactor", "FACTOR", args)
 		if err != nil {
 			return err
 		}
-		var p wire.Priority
-		if err := c.Call(ctx, "POST", wire.PathSetFactor, wire.SetFactor{User: o.setFactor, Factor: f}, &p); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "The priority factor of %s was set to %s\n", p.User, trimFloat(p.Factor))
-		return nil
+		return editUser(ctx, c, w, wire.PathSetFactor, wire.SetFactor{User: o.setFactor, Factor: f},
+			func(p wire.Priority) string {
+				return "The priority factor of " + p.User + " was set to " + trimFloat(p.Factor)
+			})
 	case o.resetUsage != "":
-		var p wire.Priority
-		if err := c.Call(ctx, "POST", wire.PathResetUsage, wire.ResetUsage{User: o.resetUsage}, &p); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "The accumulated usage of %s was reset\n", p.User)
-		return nil
+		return editUser(ctx, c, w, wire.PathResetUsage, wire.ResetUsage{User: o.resetUsage},
+			func(p wire.Priority) string { return "The accumulated usage of " + p.User + " was reset" })
 	case len(args) > 0:
 		return usageError{fmt.Errorf("unexpected argument %q", args[0])}
 	}
@@ -156,6 +148,17 @@ func (o *userprioOptions) run(ctx context.Context, w io.Writer, args []string) e
 }
 
 // editValue reads the number an edit option takes after its user.
+// editUser sends the negotiator an edit of a user's priority record and
+// says what it did, from the record the negotiator answers with.
+func editUser(ctx context.Context, c *wire.Client, w io.Writer, path string, body any, done func(wire.Priority) string) error {
+	var p wire.Priority
+	if err := c.Call(ctx, "POST", path, body, &p); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, done(p))
+	return nil
+}
+
 func editValue(option, what string, args []string) (float64, error) {
 	if len(args) != 1 {
 		return 0, usageError{fmt.Errorf("-%s USER %s: the %s is missing", option, what, strings.ToLower(what))}
