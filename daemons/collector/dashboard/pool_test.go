@@ -144,7 +144,10 @@ func (tp *testPool) waitRunning(t *testing.T, n int) {
 		if len(h.Samples) > 0 {
 			last = h.Samples[len(h.Samples)-1]
 		}
-		if len(ov.Owners) == 1 && ov.Owners[0].Running == n && ov.Owners[0].Held == 1 && last.Running == n && last.CpusBusy == float64(n) {
+		// The accountant knows the owner from the first cycle that sees her
+		// slots claimed: wait for that too.
+		if len(ov.Owners) == 1 && ov.Owners[0].Running == n && ov.Owners[0].Held == 1 && ov.Owners[0].Priority != nil &&
+			last.Running == n && last.CpusBusy == float64(n) {
 			return
 		}
 		if time.Now().After(deadline) {
