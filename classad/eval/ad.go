@@ -18,6 +18,9 @@ type Ad struct {
 	index   []int32 // open addressing by name hash: attribute index+1, 0 empty; nil for small ads
 	self    Scope
 	special int // attributes whose names are scope keywords (my, target, parent, ...)
+	// spec is the *specCache of attributes specialised for matching,
+	// dropped on any change (see specialize.go).
+	spec unsafe.Pointer
 }
 
 type attr struct {
@@ -128,6 +131,7 @@ func (a *Ad) Index(name string) int { return a.find(name, ast.FoldHash(name)) }
 // Set defines name as e, replacing an existing definition in place (the
 // first spelling of the name is kept).
 func (a *Ad) Set(name string, e ast.Expr) {
+	a.forgetSpecialized()
 	h := ast.FoldHash(name)
 	if i := a.find(name, h); i >= 0 {
 		a.attrs[i].expr = e
@@ -147,6 +151,7 @@ func (a *Ad) Delete(name string) bool {
 	if i < 0 {
 		return false
 	}
+	a.forgetSpecialized()
 	if isScopeName(name) {
 		a.special--
 	}

@@ -18,6 +18,7 @@ func (a *Ad) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	a.attrs, a.index, a.special = make([]attr, 0, len(r.Attrs)), nil, 0
+	a.forgetSpecialized()
 	a.self = Scope{ad: a}
 	for _, at := range r.Attrs {
 		a.Set(at.Name, at.Value)

@@ -26,6 +26,11 @@ func TestConcurrentReaders(t *testing.T) {
 						t.Errorf("Rank = %s (%v)", v, err)
 					}
 				case 1:
+					// Specialised on first use, as a matchmaker's
+					// goroutines may all do at once.
+					if v := NewState(ad, nil).EvalMatchAttr("Requirements"); !v.IsTrue() {
+						t.Errorf("specialised Requirements = %s", v)
+					}
 					if c := ad.Clone(); c.Len() != 4 {
 						t.Errorf("clone of %d attributes", c.Len())
 					}

@@ -13,6 +13,15 @@
 // million steps) and the attributes being evaluated; reuse a State (or a
 // match.Matcher) to evaluate many times with no allocation.
 //
+// For matchmaking, State.EvalMatchAttr evaluates an attribute specialised
+// to its own ad, as HTCondor's matchmaker flattens the machine ad's
+// Requirements: references to the ad's own attributes that depend on
+// nothing else are replaced by their values and folded, other own
+// attributes are inlined, and TARGET references, eval(), time() and
+// random() stay. The specialisation is made once per ad and attribute,
+// dropped when the ad changes, and gives the values and failures plain
+// evaluation does (see specialize.go).
+//
 // Builtin functions live in a registry (builtins*.go, one file per family)
 // holding exactly the functions HTCondor 25 registers, with their
 // argument rules.

@@ -92,6 +92,13 @@ func (st *State) evalAttr(s *Scope, i int) Value {
 	if c.lit {
 		return c.val
 	}
+	return st.enter(s, i, c)
+}
+
+// enter evaluates c as attribute i of scope s's ad: counted against the
+// limits and, while it runs, marked active so that a reference back to it
+// is seen as a cycle.
+func (st *State) enter(s *Scope, i int, c *compiled) Value {
 	if st.failure != "" {
 		return Error()
 	}

@@ -50,13 +50,13 @@ func (m *Matcher) Matches(left, right *eval.Ad) bool {
 // Requirements evaluates my's Requirements against target.
 func (m *Matcher) requirements(my, target *eval.Ad) eval.Value {
 	m.st.Reset(my, target)
-	return m.st.EvalAttr(Requirements)
+	return m.st.EvalMatchAttr(Requirements)
 }
 
 // Rank evaluates my's Rank against target.
 func (m *Matcher) Rank(my, target *eval.Ad) eval.Value {
 	m.st.Reset(my, target)
-	return m.st.EvalAttr(Rank)
+	return m.st.EvalMatchAttr(Rank)
 }
 
 // Evaluate matches left against right and evaluates both Ranks.
