@@ -58,7 +58,11 @@ import (
 //	                   fair_level, raised to 0.5 when the types' runtime
 //	                   indices differ by less than 4 or the middle 80 %
 //	                   of the pool's R spans less than 4, and to 0.9 when
-//	                   they are equal or it spans less than 2), new users
+//	                   they are equal or it spans less than 2; with
+//	                   fair_raise = "dissertation" the thresholds of the
+//	                   dissertation, section 3.3.6 step 4: 0.33 below a
+//	                   spread of 0.5 or an R span of 0.4, 0.67 when they
+//	                   are equal or it spans less than 0.2), new users
 //	                   first while a type has less than done_rate_low_boost
 //	                   done, power-based with probability
 //	                   power_index_prob, else runtime-based (uptime-based
@@ -71,6 +75,9 @@ import (
 //	                     (0.03)
 //	power_index_prob     combined: the probability of power-based (0.1)
 //	use_uptimes          combined: uptime- instead of runtime-based (false)
+//	fair_raise           combined: "paper000" (0.5 and 0.9) or
+//	                     "dissertation" (0.33 and 0.67): whose thresholds
+//	                     raise fair_level ("paper000")
 //	runlength_scale      runtime, uptime (mean rule), combined: the spread
 //	                     s >= 0, or "dynamic": s = max avT / (min avT · m)
 //	                     over the m types (2; uptime: 0)
@@ -93,6 +100,7 @@ type JoSchKa struct {
 	scale                   float64
 	dynamic, useUptimes     bool
 	uptime, snap            string
+	raise                   fairRaise
 	replicate               bool
 }
 
@@ -118,7 +126,7 @@ func init() {
 
 func newJoSchKa(m jMode) *JoSchKa {
 	j := &JoSchKa{mode: m, fairLevel: 0, boost: 0.03, power: 0.1, scale: 2, uptime: "remaining",
-		snap: "types", replicate: true}
+		snap: "types", replicate: true, raise: fairRaises["paper000"]}
 	if m == jUptime {
 		j.scale = 0
 	}
@@ -143,7 +151,7 @@ func (j *JoSchKa) Configure(p Params) error {
 		known = append(known, "runlength_scale", "snap", "uptime")
 	case jCombined:
 		known = append(known, "runlength_scale", "snap", "uptime", "fair_level", "done_rate_low_boost",
-			"power_index_prob", "use_uptimes")
+			"power_index_prob", "use_uptimes", "fair_raise")
 	}
 	if err := p.only(known...); err != nil {
 		return err
@@ -161,6 +169,11 @@ func (j *JoSchKa) Configure(p Params) error {
 	set(func() (e error) { j.useUptimes, e = p.Bool("use_uptimes", false); return })
 	set(func() (e error) { j.uptime, e = p.OneOf("uptime", "remaining", "mean"); return })
 	set(func() (e error) { j.snap, e = p.OneOf("snap", "types", "midpoints"); return })
+	set(func() error {
+		name, e := p.OneOf("fair_raise", "paper000", "dissertation")
+		j.raise = fairRaises[name]
+		return e
+	})
 	set(func() error { return j.configureScale(p) })
 	return err
 }
@@ -382,6 +395,33 @@ func (c *jCycle) rank(i int, known, types []*jType) {
 	})
 }
 
+// fairRaise is when the combined strategy raises fair_level: to low
+// when the types' runtime indices span less than lowDiff or the middle
+// 80 % of R less than lowMajor, to high when the indices span nothing
+// or R less than highMajor.
+type fairRaise struct {
+	lowDiff, lowMajor, low float64
+	highMajor, high        float64
+}
+
+// fairRaises are paper 000's thresholds (§4.2 step 3) and the
+// dissertation's (section 3.3.6, step 4).
+var fairRaises = map[string]fairRaise{
+	"paper000":     {lowDiff: 4, lowMajor: 4, low: 0.5, highMajor: 2, high: 0.9},
+	"dissertation": {lowDiff: 0.5, lowMajor: 0.4, low: 0.33, highMajor: 0.2, high: 0.67},
+}
+
+// level is fair_level after the raises.
+func (f fairRaise) level(fair, diff, major float64) float64 {
+	if (diff < f.lowDiff || major < f.lowMajor) && fair < f.low {
+		fair = f.low
+	}
+	if (diff == 0 || major < f.highMajor) && fair < f.high {
+		fair = f.high
+	}
+	return fair
+}
+
 // combined decides which strategy the combined one applies now (paper
 // 000, §4.2, steps 2 to 6).
 func (c *jCycle) combined(known []*jType) jMode {
@@ -389,13 +429,7 @@ func (c *jCycle) combined(known []*jType) jMode {
 	c.pool()
 	lo, hi := indexSpan(known)
 	diff := float64(hi - lo)
-	fair := s.fairLevel
-	if (diff < 4 || c.major < 4) && fair < 0.5 {
-		fair = 0.5
-	}
-	if (diff == 0 || c.major < 2) && fair < 0.9 {
-		fair = 0.9
-	}
+	fair := s.raise.level(s.fairLevel, diff, c.major)
 	least, most, minDone := math.MaxInt, 0, math.Inf(1)
 	for _, t := range known {
 		least, most = min(least, t.running), max(most, t.running)

@@ -17,6 +17,7 @@ import (
 //	{ dist = "normal", mean = M, sd = S }          truncated: draws <= min (default 0) are drawn again
 //	{ dist = "exponential", mean = M }
 //	{ dist = "pareto", k = K, p = P, a = A }       bounded Pareto B(k, p, a) (internal/sita)
+//	{ dist = "pareto", mean = M, p = P, a = A }    the same, k set so that the mean is M
 //	{ values = [v1, v2, ...], weights = [...] }    drawn with the weights (default equal)
 //	{ values = [v1, v2, ...], counts = [...] }     exactly counts[i] of values[i], in random order
 //
@@ -258,6 +259,21 @@ func readDist(t *table, k string, def Dist, positive bool) Dist {
 			return def
 		}
 	case "pareto":
+		if d.Has("mean") {
+			if d.Has("k") {
+				return bad("give k or mean, not both")
+			}
+			mean, pmax, a := num("mean"), num("p"), num("a")
+			if math.IsNaN(mean + pmax + a) {
+				return def
+			}
+			p, err := sita.WithMean(mean, pmax, a)
+			if err != nil {
+				return bad("%v", err)
+			}
+			out = Dist{Kind: kind, Pareto: p}
+			break
+		}
 		p := sita.Pareto{K: num("k"), P: num("p"), A: num("a")}
 		if math.IsNaN(p.K + p.P + p.A) {
 			return def

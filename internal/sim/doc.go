@@ -98,7 +98,11 @@
 // mean and variance of waiting, execution and total time, mean slowdown,
 // job passing (paper 002), JoSchKa's avEff and avDONE, the load
 // imbalance M over hosts (algorithms.md §1), and the replicas started and
-// the work they wasted; Metrics documents each. The
+// the work they wasted; Metrics documents each. With warmup = N the job
+// metrics leave out the first N jobs to arrive (a steady-state estimate
+// of an open system); with confidence = 0.95 the summary gives each mean
+// over the seeds its confidence interval (Student's t over the seeds as
+// independent replications, ci.go). The
 // running jobs of each type over time and each host's load feed the
 // plots.
 //
@@ -115,6 +119,8 @@
 //	unit = "s"                   # report times in s, min, h or d
 //	duration = "2990m"           # stop there (default: when all jobs are done)
 //	sample = "1m"                # running-jobs series step (default: automatic)
+//	warmup = 20000               # job metrics leave out the first 20000 jobs
+//	confidence = 0.95            # intervals of the means over the seeds
 //
 //	[pool]
 //	dispatch = "pull"            # or "queue"
@@ -158,6 +164,7 @@
 //	owner = "alice"              # the submitter
 //	count = 500
 //	size = { dist = "pareto", k = 512, p = 1e7, a = 1.1 }   # work units
+//	                             # (or mean = 3000 instead of k: k found)
 //	arrival = { process = "once", at = "50m" }    # or poisson (rate or load),
 //	                             # interval (every), batches (batch, every)
 //	same_tasks = false           # batches repeat one draw of sizes (paper 002)
@@ -179,6 +186,8 @@
 //	dispatch = "queue"           # override the pool's
 //	sita = { intervals = 8, source = "config", fit = "moments",
 //	         attribute = "KiteWork" }       # SITA-E host ads (internal/sita)
+//	sita = { intervals = 4, fit = "workload",     # tuned as the sizes drift:
+//	         tune = { every = "10m", window = 2000, threshold = 10, hold = "1h" } }
 //	batch = false                # queue dispatch: offer every idle job each
 //	                             # cycle (batch heuristics map them all)
 //

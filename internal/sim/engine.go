@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -89,6 +90,7 @@ type engine struct {
 	batchWorks    []float64
 	affCache      map[[2]int32]float64 // affinity by machine group and autocluster
 	affErr        error                // an affinity that gave no positive number
+	tune          *tuning              // SITA-E tuning (tune.go), nil without
 }
 
 // groupInfo is what a run knows of a workload group.
@@ -177,6 +179,9 @@ func newEngine(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*en
 		return nil, err
 	}
 	e.jobs = e.w.jobs
+	if st.Warmup > 0 && st.Warmup >= len(e.jobs) {
+		return nil, fmt.Errorf("warmup = %d would leave out every one of the %d jobs", st.Warmup, len(e.jobs))
+	}
 	for i := range e.jobs {
 		e.jobs[i].firstStart, e.jobs[i].finish, e.jobs[i].machine, e.jobs[i].slot, e.jobs[i].ac = -1, -1, -1, -1, -1
 	}
@@ -196,6 +201,9 @@ func newEngine(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*en
 		e.pool = append(e.pool, s.ad)
 	}
 	e.prepareJobs(plan)
+	if err := e.startTuning(pol.Sita, plan); err != nil {
+		return nil, err
+	}
 	e.runningByType = make([]int, len(e.w.types))
 	e.doneByType = make([]int, len(e.w.types))
 	e.prepareExtras()

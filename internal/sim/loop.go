@@ -105,9 +105,11 @@ func (e *engine) arrive() {
 	}
 	for e.next < len(e.jobs) && e.jobs[e.next].arrival <= e.now {
 		e.arrivedByType[e.jobs[e.next].typ]++
+		e.observeArrival(int32(e.next))
 		e.pushIdle(int32(e.next))
 		e.next++
 	}
+	e.maybeTune()
 	if e.next < len(e.jobs) {
 		e.q.push(event{t: e.jobs[e.next].arrival, kind: evArrival})
 	}

@@ -153,7 +153,12 @@ func (e *engine) result() *RunResult {
 		End: e.now, Stalled: e.stalled, Cycles: e.cycles, Matches: e.matches, Events: e.events,
 	}
 	byBatch, passed := e.passing()
-	r.All = e.metrics(func(*job) bool { return true }, byBatch, passed)
+	steady := e.steady()
+	r.Warmup = e.st.Warmup
+	if e.tune != nil {
+		r.Retunes = e.tune.moves
+	}
+	r.All = e.metrics(steady, byBatch, passed)
 	r.All.Complete = e.done == len(e.jobs)
 	r.Complete = r.All.Complete
 	r.Limited = !r.Complete && !r.Stalled && e.now >= e.limit
@@ -177,7 +182,7 @@ func (e *engine) result() *RunResult {
 	r.All.Imbalance, _, r.All.ImbalancePct = sita.Imbalance(loads)
 	r.All.AvDone = 0 // JoSchKa's: the mean over the types
 	for k, name := range e.w.types {
-		tm := TypeMetrics{Type: name, Metrics: e.metrics(func(j *job) bool { return j.typ == int32(k) }, byBatch, passed)}
+		tm := TypeMetrics{Type: name, Metrics: e.metrics(func(j *job) bool { return j.typ == int32(k) && steady(j) }, byBatch, passed)}
 		r.All.AvDone += tm.AvDone / float64(len(e.w.types))
 		r.Types = append(r.Types, tm)
 	}
@@ -197,6 +202,17 @@ func (e *engine) result() *RunResult {
 		r.Series.Done = append(r.Series.Done, done)
 	}
 	return r
+}
+
+// steady selects the jobs the job metrics count: those that arrived no
+// earlier than the first job after the warm-up (jobs are in order of
+// arrival), or all of them without a warm-up.
+func (e *engine) steady() func(*job) bool {
+	if e.st.Warmup <= 0 || e.st.Warmup >= len(e.jobs) {
+		return func(*job) bool { return true }
+	}
+	from := e.jobs[e.st.Warmup].arrival
+	return func(j *job) bool { return j.arrival >= from }
 }
 
 // metrics summarizes the jobs keep selects. units and passed come from

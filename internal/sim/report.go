@@ -37,9 +37,30 @@ func WriteTable(w io.Writer, rep *Report) error {
 	pct := func(x float64) string { return num(100*x) + "%" }
 	fmt.Fprintf(tw, "scenario %s", rep.Scenario)
 	if len(rep.Seeds) > 1 {
-		fmt.Fprintf(tw, " (means over %d seeds)", len(rep.Seeds))
+		fmt.Fprintf(tw, " (means over %d seeds", len(rep.Seeds))
+		if rep.Confidence > 0 {
+			fmt.Fprintf(tw, " ± the half-width of their %g%% confidence interval", math.Round(1000*rep.Confidence)/10)
+		}
+		fmt.Fprintf(tw, ")")
 	}
 	fmt.Fprintf(tw, "\n")
+	if len(rep.Summary) > 0 && rep.Summary[0].Warmup > 0 {
+		fmt.Fprintf(tw, "job metrics leave out the first %d jobs of each run (warm-up)\n", rep.Summary[0].Warmup)
+	}
+	// ci prints a mean with its interval's half-width, when it has one.
+	ci := func(r *RunResult, field func(*Metrics) *float64, show func(float64) string) string {
+		s := show(*field(&r.All))
+		if r.CI != nil {
+			s += " ± " + show(*field(r.CI))
+		}
+		return s
+	}
+	tm := func(f func(*Metrics) *float64) func(*RunResult) string {
+		return func(r *RunResult) string { return ci(r, f, t) }
+	}
+	pm := func(f func(*Metrics) *float64) func(*RunResult) string {
+		return func(r *RunResult) string { return ci(r, f, pct) }
+	}
 	for _, group := range bySetup(rep.Summary) {
 		fmt.Fprintln(tw)
 		head := "metric"
@@ -49,22 +70,31 @@ func WriteTable(w io.Writer, rep *Report) error {
 		row(tw, head, group, func(r *RunResult) string { return r.Policy })
 		row(tw, "dispatch", group, func(r *RunResult) string { return r.Dispatch })
 		row(tw, "jobs done", group, func(r *RunResult) string { return done(r.All.Done, r.All.Jobs, r) })
-		row(tw, "makespan ("+rep.Unit+")", group, func(r *RunResult) string { return t(r.All.Makespan) })
-		row(tw, "utilization", group, func(r *RunResult) string { return pct(r.All.Utilization) })
-		row(tw, "wait mean", group, func(r *RunResult) string { return t(r.All.WaitMean) })
+		row(tw, "makespan ("+rep.Unit+")", group, tm(func(m *Metrics) *float64 { return &m.Makespan }))
+		row(tw, "utilization", group, pm(func(m *Metrics) *float64 { return &m.Utilization }))
+		row(tw, "wait mean", group, tm(func(m *Metrics) *float64 { return &m.WaitMean }))
 		row(tw, "wait variance", group, func(r *RunResult) string { return v(r.All.WaitVar) })
-		row(tw, "exec mean", group, func(r *RunResult) string { return t(r.All.ExecMean) })
+		row(tw, "exec mean", group, tm(func(m *Metrics) *float64 { return &m.ExecMean }))
 		row(tw, "exec variance", group, func(r *RunResult) string { return v(r.All.ExecVar) })
-		row(tw, "total mean", group, func(r *RunResult) string { return t(r.All.TotalMean) })
+		row(tw, "total mean", group, tm(func(m *Metrics) *float64 { return &m.TotalMean }))
 		row(tw, "total variance", group, func(r *RunResult) string { return v(r.All.TotalVar) })
-		row(tw, "mean slowdown", group, func(r *RunResult) string { return num(r.All.Slowdown) })
-		row(tw, "job passing", group, func(r *RunResult) string { return pct(r.All.Passing) })
-		row(tw, "avEff", group, func(r *RunResult) string { return pct(r.All.AvEff) })
-		row(tw, "avDONE", group, func(r *RunResult) string { return pct(r.All.AvDone) })
+		row(tw, "mean slowdown", group, func(r *RunResult) string {
+			return ci(r, func(m *Metrics) *float64 { return &m.Slowdown }, num)
+		})
+		row(tw, "job passing", group, pm(func(m *Metrics) *float64 { return &m.Passing }))
+		row(tw, "avEff", group, pm(func(m *Metrics) *float64 { return &m.AvEff }))
+		row(tw, "avDONE", group, pm(func(m *Metrics) *float64 { return &m.AvDone }))
 		row(tw, "imbalance M", group, func(r *RunResult) string {
-			return num(r.All.Imbalance) + " (" + num(r.All.ImbalancePct) + "%)"
+			s := num(r.All.Imbalance) + " (" + num(r.All.ImbalancePct) + "%"
+			if r.CI != nil {
+				s += " ± " + num(r.CI.ImbalancePct)
+			}
+			return s + ")"
 		})
 		row(tw, "lost runs", group, func(r *RunResult) string { return strconv.Itoa(r.All.Aborted) })
+		if slices.ContainsFunc(group, func(r *RunResult) bool { return len(r.Retunes) > 0 }) {
+			row(tw, "SITA-E plan moves (first seed)", group, func(r *RunResult) string { return strconv.Itoa(len(r.Retunes)) })
+		}
 		if slices.ContainsFunc(group, func(r *RunResult) bool { return r.All.Replicas > 0 }) {
 			row(tw, "replicas", group, func(r *RunResult) string { return strconv.Itoa(r.All.Replicas) })
 			row(tw, "wasted ("+rep.Unit+")", group, func(r *RunResult) string { return t(r.All.Wasted) })

@@ -25,6 +25,14 @@ type RunResult struct {
 	Cycles   int     `json:"cycles"`
 	Matches  int     `json:"matches"`
 	Events   int     `json:"events"`
+	// Warmup is how many of the first jobs the job metrics leave out.
+	Warmup int `json:"warmup,omitempty"`
+	// CI (summaries over two or more seeds of a scenario with a
+	// confidence level) holds, for each mean metric of All, the
+	// half-width of its confidence interval over the seeds.
+	CI *Metrics `json:"ci,omitempty"`
+	// Retunes are the moves of a tuned SITA-E plan (sita.tune), in order.
+	Retunes []Retune `json:"retunes,omitempty"`
 
 	All     Metrics       `json:"all"`
 	Types   []TypeMetrics `json:"types"`
@@ -35,12 +43,14 @@ type RunResult struct {
 
 // Report is a scenario's runs and their means over seeds.
 type Report struct {
-	Scenario    string       `json:"scenario"`
-	Description string       `json:"description,omitempty"`
-	Vary        string       `json:"vary,omitempty"`
-	Unit        string       `json:"unit"`
-	Seeds       []uint64     `json:"seeds"`
-	Runs        []*RunResult `json:"runs"`
+	Scenario    string   `json:"scenario"`
+	Description string   `json:"description,omitempty"`
+	Vary        string   `json:"vary,omitempty"`
+	Unit        string   `json:"unit"`
+	Seeds       []uint64 `json:"seeds"`
+	// Confidence is the level of the summary's intervals (0: none).
+	Confidence float64      `json:"confidence,omitempty"`
+	Runs       []*RunResult `json:"runs"`
 	// Summary has one entry per setup and policy: the mean of its runs.
 	Summary []*RunResult `json:"summary"`
 }
@@ -66,6 +76,9 @@ func Simulate(ctx context.Context, st *Setup, pol PolicySpec, seed uint64) (*Run
 	}
 	if e.affErr != nil {
 		return nil, e.affErr
+	}
+	if e.tune != nil && e.tune.err != nil {
+		return nil, e.tune.err
 	}
 	return e.result(), nil
 }
@@ -135,9 +148,12 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rep := &Report{Scenario: sc.Name, Description: sc.Description, Vary: sc.Vary, Unit: sc.Unit, Seeds: seeds, Runs: runs}
+	rep := &Report{Scenario: sc.Name, Description: sc.Description, Vary: sc.Vary, Unit: sc.Unit, Seeds: seeds, Runs: runs,
+		Confidence: sc.Confidence}
 	for k := 0; k < len(runs); k += len(seeds) {
-		rep.Summary = append(rep.Summary, mean(runs[k:k+len(seeds)]))
+		sum := mean(runs[k : k+len(seeds)])
+		sum.CI = intervals(runs[k:k+len(seeds)], sc.Confidence)
+		rep.Summary = append(rep.Summary, sum)
 	}
 	return rep, nil
 }
@@ -197,6 +213,7 @@ func mean(runs []*RunResult) *RunResult {
 		out.Types = append(out.Types, TypeMetrics{Type: runs[0].Types[k].Type,
 			Metrics: avg(func(r *RunResult) *Metrics { return &r.Types[k].Metrics })})
 	}
+	out.Retunes = runs[0].Retunes // the first run's, as the series
 	out.End, out.Cycles, out.Matches, out.Events = 0, 0, 0, 0
 	for _, r := range runs {
 		out.End += r.End / n

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/policy"
@@ -27,6 +28,10 @@ type Scenario struct {
 	// Vary is the varied key ("" for none); Setups has one entry per value.
 	Vary   string
 	Setups []*Setup
+	// Confidence, when not 0, is the level (e.g. 0.95) of the confidence
+	// intervals the summary gives each mean over the seeds (Student's t
+	// over independent replications; see CI).
+	Confidence float64
 }
 
 // Setup is one fully specified simulation: everything but the policy
@@ -38,7 +43,12 @@ type Setup struct {
 	// job is done, or nothing more can happen).
 	Duration float64
 	// Sample is the interval of the running-jobs series (0: automatic).
-	Sample   float64
+	Sample float64
+	// Warmup is how many jobs, the first to arrive, the job metrics leave
+	// out: a steady-state estimate does not count the jobs that found the
+	// pool empty. The pool's own numbers (utilization, avEff, host loads,
+	// M) still cover the whole run.
+	Warmup   int
 	Pool     Pool
 	Machines []MachineGroup
 	Workload []WorkloadGroup
@@ -250,6 +260,9 @@ type SitaSpec struct {
 	Fit     string
 	// Attribute is the job attribute holding the size (default KiteWork).
 	Attribute string
+	// Tune, when not nil, moves the boundaries as the sizes drift
+	// (source = config only; tune.go).
+	Tune *TuneSpec
 }
 
 // Load reads a scenario file.
@@ -274,6 +287,9 @@ func Parse(name, text string) (*Scenario, error) {
 	sc.Description = top.Str("description", "")
 	sc.Unit = top.OneOf("unit", "s", "s", "min", "h", "d")
 	sc.Seeds = readSeeds(top)
+	if top.Has("confidence") {
+		sc.Confidence = top.NumberIn("confidence", 0.95, 0.5, 0.999)
+	}
 	vary := top.Sub("vary")
 	variants := []variant{{}}
 	if vary != nil {
@@ -297,7 +313,7 @@ func Parse(name, text string) (*Scenario, error) {
 		st.Label = v.label
 		sc.Setups = append(sc.Setups, st)
 	}
-	for _, k := range []string{"duration", "sample", "pool", "machines", "workload", "policy"} {
+	for _, k := range []string{"duration", "sample", "warmup", "pool", "machines", "workload", "policy"} {
 		top.MarkRead(k) // read by readSetup
 	}
 	top.Done()
@@ -335,6 +351,7 @@ func readSetup(t *table, dir string) *Setup {
 	st := &Setup{
 		Duration: nonNegDuration(t, "duration", 0),
 		Sample:   nonNegDuration(t, "sample", 0),
+		Warmup:   t.Int("warmup", 0, 0, math.MaxInt32),
 	}
 	st.Pool = readPool(t.Sub("pool"))
 	machines := t.Tables("machines")
@@ -710,7 +727,37 @@ func readSita(t *table, st *Setup) *SitaSpec {
 	if s.Fit == "workload" && workloadPareto(st) == nil {
 		t.Errorf("fit", "fit = \"workload\" needs a workload group with pareto sizes")
 	}
+	if tt := t.Sub("tune"); tt != nil {
+		s.Tune = readTune(tt, s)
+	}
 	return s
+}
+
+// readTune reads sita.tune: { every = "10m", window = 2000, min_sizes =
+// 1000, threshold = 10, hold = "1h", method = "moments" }.
+func readTune(t *table, s *SitaSpec) *TuneSpec {
+	defer t.Done()
+	ts := &TuneSpec{Every: duration(t, "every", 600)}
+	if !(ts.Every > 0) {
+		t.Errorf("every", "must be positive")
+	}
+	ts.Config = sita.TuneConfig{
+		Intervals: s.Intervals,
+		Window:    t.Int("window", 2000, 2, 1<<24),
+		MinSizes:  t.Int("min_sizes", 0, 0, 1<<24),
+		Threshold: t.NumberIn("threshold", 10, 0.001, 99.999),
+		Hold:      time.Duration(nonNegDuration(t, "hold", 0) * float64(time.Second)),
+		Method:    t.OneOf("method", sita.Moments, sita.Moments, sita.MLE),
+	}
+	if s.Source != sita.SourceConfig {
+		t.Errorf("", "tune needs source = \"config\": with source = \"job\" the boundaries come from each job's own k, p and a")
+	}
+	if s.Intervals > 0 {
+		if _, err := ts.Config.Check(); err != nil {
+			t.Errorf("", "%v", err)
+		}
+	}
+	return ts
 }
 
 // workloadPareto returns the first Pareto size distribution of a setup.

@@ -21,7 +21,8 @@
 // (k, p, a from configuration) or computed inside the expressions from
 // the job's own Min_size_of_job, Max_size_of_job and Pareto_variability,
 // as paper 003 does; unlike the paper's expression, which compares
-// powers of the size and admits nothing when a > 1, these are right for
+// powers of the size, admits nothing when a > 1 and, at a = 1 (where
+// every power is 1), every size on every host, these are right for
 // a < 1, a = 1 and a > 1.
 //
 // The simulator uses the same pieces: Sample (or Quantile) draws sizes,

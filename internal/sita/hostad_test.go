@@ -262,7 +262,9 @@ func TestClauseUnsizedJobs(t *testing.T) {
 
 // Paper 003's own Requirements admit nothing when a > 1: the lower bound
 // of each interval is above its upper bound (0.912 and 0.897 for the
-// first). This is why HostAd writes its own.
+// first). At a = 1 they admit every size on every host: every power is
+// pow(x, 0) = 1, so each interval's test reads 1 >= 1 && 1 <= 1. Only
+// for a < 1 do they make intervals. This is why HostAd writes its own.
 func TestPaperExpressionFailsAboveOne(t *testing.T) {
 	paperSlot := func(i, n int) *classad.Ad {
 		ad, err := classad.ParseOld(fmt.Sprintf(`Powered_Size = pow(TARGET.ImageSize, 1 - TARGET.Pareto_variability)
@@ -279,14 +281,14 @@ Requirements = Powered_Size >= ((%[1]d-1)*Powered_Max_Size + (%[2]d-%[1]d+1)*Pow
 		paper = append(paper, paperSlot(i, 4))
 	}
 	ours := slots(t, HostConfig{Intervals: 4})
-	for _, a := range []float64{0.5, 1.01} {
+	for _, a := range []float64{0.5, 1, 1.01} {
 		d := Pareto{K: 1e4, P: 1e7, A: a}
 		iv, _ := d.Boundaries(4)
 		for _, pj := range paperJobs {
 			s := pj.size
 			j := job(s, &d)
 			gotPaper, gotOurs := admitting(t, paper, j), admitting(t, ours, j)
-			if a < 1 && len(gotPaper) != 1 || a > 1 && len(gotPaper) != 0 {
+			if a < 1 && len(gotPaper) != 1 || a == 1 && len(gotPaper) != 4 || a > 1 && len(gotPaper) != 0 {
 				t.Errorf("a = %g, size %g: the paper's expression admits %v", a, s, gotPaper)
 			}
 			if len(gotOurs) != 1 || gotOurs[0] != iv.Of(s) {

@@ -156,3 +156,26 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// Harchol-Balter, Crovella and Murta hold p = 1e10 and the mean at 3000
+// while a varies: WithMean finds the k that gives that mean, and refuses
+// a mean outside (0, p).
+func TestWithMean(t *testing.T) {
+	for _, a := range []float64{0.5, 1, 1.1, 1.5, 1.9, 3} {
+		d, err := WithMean(3000, 1e10, a)
+		if err != nil {
+			t.Fatalf("a = %g: %v", a, err)
+		}
+		if got := d.Mean(); math.Abs(got-3000) > 3000*1e-9 {
+			t.Errorf("a = %g: k = %g gives mean %g, want 3000", a, d.K, got)
+		}
+		if !(d.K > 0 && d.K < 3000) {
+			t.Errorf("a = %g: k = %g, want between 0 and the mean", a, d.K)
+		}
+	}
+	for _, bad := range [][3]float64{{0, 1e10, 1.5}, {1e10, 1e10, 1.5}, {3000, 1e10, 0}, {3000, -1, 1.5}, {math.NaN(), 1e10, 1.5}} {
+		if _, err := WithMean(bad[0], bad[1], bad[2]); err == nil {
+			t.Errorf("WithMean(%g, %g, %g): want an error", bad[0], bad[1], bad[2])
+		}
+	}
+}

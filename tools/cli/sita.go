@@ -37,12 +37,14 @@ follow a bounded Pareto distribution B(k, p, a) (paper 003).
   kite sita plan -n N --from FILE     with a size set, its actual loads and M
   kite sita config -n N ...           the [startd.sita] block for each host
   kite sita loads -n N FILE|--queue   actual load per interval, as a bar chart
+  kite sita tune -n N [--apply]       refit to the recent jobs; move the idle
+                                      jobs' plan when the workload drifts
 
 FILE holds sizes, one per line (the first field of each line; blank lines
 and # comments skipped), or job ads as a JSON array (kite q -json); "-" reads
 standard input. --attr names the size attribute of job ads (ImageSize).`,
 	}
-	c.AddCommand(newSitaFitCmd(g), newSitaPlanCmd(), newSitaConfigCmd(), newSitaLoadsCmd(g))
+	c.AddCommand(newSitaFitCmd(g), newSitaPlanCmd(), newSitaConfigCmd(), newSitaLoadsCmd(g), newSitaTuneCmd(g))
 	return c
 }
 
@@ -718,6 +720,7 @@ type sitaLoadsOptions struct {
 	width  int
 	qf     queueFlags
 	placed bool
+	plan   bool
 }
 
 func newSitaLoadsCmd(g *globals) *cobra.Command {
@@ -736,12 +739,17 @@ arguments (owners, clusters, jobs) and --constraint select: the load the
 pool has had and has waiting. With --placed as well, each job that has run
 counts in the interval of the slot it ran on (its RemoteHost, or
 LastRemoteHost, and the slot's SitaInterval in the collector), and the jobs
-that ran outside the interval their size predicts are counted.`,
+that ran outside the interval their size predicts are counted.
+
+With --plan, each interval's load is set against the plan's: SITA-E plans
+intervals of equal expected load, so the plan gives each the mean load,
+and "Off plan" is how far the interval's load is from it, in percent.`,
 		Args: func(c *cobra.Command, args []string) error { return o.qf.args(c, args) },
 		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args) },
 	}
 	o.qf.register(c, "the jobs of the schedd's queue and history")
 	c.Flags().BoolVar(&o.placed, "placed", false, "with --queue, count jobs where they ran, and compare with where their sizes predict")
+	c.Flags().BoolVar(&o.plan, "plan", false, "set each interval's load against the plan's (equal loads)")
 	c.Flags().IntVarP(&o.n, "intervals", "n", 0, "number of intervals")
 	o.pf.register(c, false)
 	c.Flags().IntVar(&o.width, "width", 50, "width of the longest bar, in characters")
@@ -787,12 +795,13 @@ func (o *sitaLoadsOptions) run(c *cobra.Command, args []string) error {
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "%d jobs from %s; intervals from %s\n\n", len(set.sizes), set.name, how)
-	return writeLoads(w, loads, counts, o.width)
+	return writeLoads(w, loads, counts, o.width, o.plan)
 }
 
-// writeLoads writes the bar chart and M.
-func writeLoads(w io.Writer, loads []float64, counts []int, width int) error {
-	if err := loadBars(loads, counts, width).write(w); err != nil {
+// writeLoads writes the bar chart and M, and with plan each interval's
+// load against the plan's.
+func writeLoads(w io.Writer, loads []float64, counts []int, width int, plan bool) error {
+	if err := loadBars(loads, counts, width, plan).write(w); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\ntotal load %s; %s\n", load(sum(loads)), imbalanceLine(loads))
@@ -831,7 +840,7 @@ func (o *sitaLoadsOptions) runPlaced(c *cobra.Command, set *sizeSet, predict fun
 	}
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "%d jobs from %s, counted where they ran; predictions from %s\n\n", len(set.sizes), set.name, how)
-	if err := writeLoads(w, loads, counts, o.width); err != nil {
+	if err := writeLoads(w, loads, counts, o.width, o.plan); err != nil {
 		return err
 	}
 	ran := len(set.sizes) - waiting - unknown
@@ -945,15 +954,33 @@ func jobParams(ads []*classad.Ad) []*sita.Pareto {
 	return out
 }
 
-// loadBars is the bar chart of loads.
-func loadBars(loads []float64, counts []int, width int) *table {
+// loadBars is the bar chart of loads; with plan, the plan's load (the
+// mean: SITA-E's intervals carry equal expected loads) and how far each
+// interval is off it.
+func loadBars(loads []float64, counts []int, width int, plan bool) *table {
 	t := &table{headers: []string{"Interval", "Jobs", "Load", "Relative load"}, right: []bool{true, true, true, false}}
+	if plan {
+		t.headers = []string{"Interval", "Jobs", "Load", "Plan", "Off plan", "Relative load"}
+		t.right = []bool{true, true, true, true, true, false}
+	}
 	top := 0.0
 	for _, l := range loads {
 		top = max(top, l)
 	}
+	mean := sum(loads) / float64(max(len(loads), 1))
 	for i, l := range loads {
-		t.add(strconv.Itoa(i+1), strconv.Itoa(counts[i]), load(l), bar(l, top, width))
+		if !plan {
+			t.add(strconv.Itoa(i+1), strconv.Itoa(counts[i]), load(l), bar(l, top, width))
+			continue
+		}
+		off := "-"
+		if mean > 0 {
+			off = strconv.FormatFloat(100*(l-mean)/mean, 'f', 1, 64) + " %"
+			if l >= mean {
+				off = "+" + off
+			}
+		}
+		t.add(strconv.Itoa(i+1), strconv.Itoa(counts[i]), load(l), load(mean), off, bar(l, top, width))
 	}
 	return t
 }
