@@ -1,0 +1,256 @@
+package schedd
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/dag"
+)
+
+// nodeWork is what the pump starts outside the queue's lock for a node:
+// a script (argv expanded when it was started) or a submit (with the
+// macros its submit file sees).
+type nodeWork struct {
+	st   *dagState
+	node int
+	step dag.Step
+	argv []string // a script's
+	vars []string // a submit's name=value macros, before the file
+}
+
+// pumpDAGs starts, in one transaction, what every DAG may start now
+// within its throttles (and resumes what a restart interrupted), ends the
+// DAGs that are done, then runs the scripts and submits it started.
+func (s *Server) pumpDAGs(ctx context.Context) {
+	var work []nodeWork
+	var ending []*dagEnd
+	err := s.q.Update(func(tx *queue.Tx) error {
+		work, ending = work[:0], ending[:0]
+		for _, st := range s.dags.m {
+			if st.rec.Finished || st.ending {
+				continue
+			}
+			work = append(work, s.startNodes(tx, st)...)
+			s.persistDAG(tx, st)
+			if st.run.Finished() && len(st.inflight) == 0 {
+				st.ending = true
+				tx.OnRollback(func() { st.ending = false })
+				ending = append(ending, s.renderDAGEnd(st))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("DAGs: starting nodes", "err", err)
+		return
+	}
+	for _, e := range ending {
+		s.wg.Go(func() { s.endDAG(e) })
+	}
+	for _, w := range work {
+		s.wg.Go(func() { s.doNodeWork(ctx, w) })
+	}
+}
+
+// throttle counts what a DAG runs, against its limits.
+type throttle struct {
+	jobs, idle, pre, post int
+	cats                  map[string]int
+}
+
+func (s *Server) countDAG(tx *queue.Tx, st *dagState) throttle {
+	t := throttle{cats: map[string]int{}}
+	for i, n := range st.run.Nodes {
+		switch n.Status {
+		case dag.PreRun:
+			t.pre++
+		case dag.PostRun:
+			t.post++
+		case dag.Submitted:
+			t.jobs++
+			if cat := st.rec.DAG.Nodes[i].Category; cat != "" {
+				t.cats[cat]++
+			}
+			if c := tx.Cluster(n.Cluster); c != nil && n.Cluster != 0 && st.rec.MaxIdle > 0 {
+				t.idle += tx.Counts(c).Idle
+			}
+		}
+	}
+	return t
+}
+
+// startNodes resumes the nodes whose script or submit is not running
+// (after a restart), then starts startable nodes, highest priority first,
+// as the DAG's throttles allow (-maxjobs, -maxidle, -maxpre, -maxpost,
+// MAXJOBS of categories).
+func (s *Server) startNodes(tx *queue.Tx, st *dagState) []nodeWork {
+	var work []nodeWork
+	for i, n := range st.run.Nodes {
+		if st.inflight[i] {
+			continue
+		}
+		switch {
+		case n.Status == dag.PreRun:
+			work = append(work, s.nodeWork(tx, st, i, dag.StepPre))
+		case n.Status == dag.PostRun:
+			work = append(work, s.nodeWork(tx, st, i, dag.StepPost))
+		case n.Status == dag.Submitted && n.Cluster == 0:
+			work = append(work, s.nodeWork(tx, st, i, dag.StepSubmit))
+		}
+	}
+	t := s.countDAG(tx, st)
+	rec := &st.rec
+	for _, i := range st.run.Startable() {
+		node := rec.DAG.Nodes[i]
+		if !s.mayStart(st, t, node) {
+			continue
+		}
+		step := st.run.Start(i)
+		switch step {
+		case dag.StepPre:
+			t.pre++
+		case dag.StepSubmit:
+			t.jobs++
+			if node.Category != "" {
+				t.cats[node.Category]++
+			}
+		case dag.StepPost:
+			t.post++
+		}
+		if step != dag.StepNone {
+			work = append(work, s.nodeWork(tx, st, i, step))
+		}
+	}
+	return work
+}
+
+// mayStart reports whether the throttles let a node start now.
+func (s *Server) mayStart(st *dagState, t throttle, node *dag.Node) bool {
+	rec := &st.rec
+	if node.Scripts[dag.Pre] != nil {
+		return rec.MaxPre <= 0 || t.pre < rec.MaxPre
+	}
+	if node.Noop {
+		return true
+	}
+	if rec.MaxJobs > 0 && t.jobs >= rec.MaxJobs || rec.MaxIdle > 0 && t.idle >= rec.MaxIdle {
+		return false
+	}
+	if limit, ok := rec.DAG.MaxJobs[node.Category]; ok && node.Category != "" && t.cats[node.Category] >= limit {
+		return false
+	}
+	return true
+}
+
+// nodeWork marks a node in flight and prepares its work.
+func (s *Server) nodeWork(tx *queue.Tx, st *dagState, i int, step dag.Step) nodeWork {
+	st.inflight[i] = true
+	tx.OnRollback(func() { delete(st.inflight, i) })
+	w := nodeWork{st: st, node: i, step: step}
+	switch step {
+	case dag.StepPre, dag.StepPost:
+		kind := dag.Pre
+		if step == dag.StepPost {
+			kind = dag.Post
+		}
+		w.argv = scriptArgs(st, i, kind)
+	case dag.StepSubmit:
+		w.vars = nodeMacros(st, i)
+	}
+	return w
+}
+
+// scriptArgs expands a script's macros, each a whole argument
+// (dagman-introduction.rst "Special Script Argument Macros").
+func scriptArgs(st *dagState, i int, kind dag.ScriptKind) []string {
+	r := st.run
+	n := r.DAG.Nodes[i]
+	ns := r.Nodes[i]
+	c := r.Counts()
+	macros := map[string]string{
+		"$JOB": n.Name, "$NODE": n.Name, "$RETRY": strconv.Itoa(ns.Retries), "$MAX_RETRIES": strconv.Itoa(n.Retry),
+		"$NODE_COUNT": strconv.Itoa(c.Total), "$QUEUED_COUNT": strconv.Itoa(c.Queued), "$DONE_COUNT": strconv.Itoa(c.Done),
+		"$FAILED_COUNT": strconv.Itoa(c.Failed), "$FUTILE_COUNT": strconv.Itoa(c.Futile),
+		"$DAGID": strconv.FormatInt(st.rec.ID, 10), "$DAG_STATUS": strconv.Itoa(r.Status()),
+	}
+	if kind == dag.Post {
+		macros["$RETURN"] = strconv.Itoa(ns.Return)
+		macros["$CLUSTERID"] = strconv.FormatInt(ns.Cluster, 10)
+		macros["$JOBID"] = strconv.FormatInt(ns.Cluster, 10) + ".0"
+		macros["$SUCCESS"] = map[bool]string{true: "True", false: "False"}[ns.Return == 0]
+	}
+	sc := n.Scripts[kind]
+	out := make([]string, len(sc.Argv))
+	for k, a := range sc.Argv {
+		if v, ok := macros[a]; ok && k > 0 {
+			a = v
+		}
+		out[k] = a
+	}
+	return out
+}
+
+// nodeMacros are the macros DAGMan gives a node's submit file, before
+// the file (dagman-reference.rst, "VARS"; the reference's InitVars):
+// JOB, RETRY, DAG_STATUS, FAILED_COUNT, DAGManJobId, DAG_PARENT_NAMES,
+// priority, then the node's VARS PREPEND.
+func nodeMacros(st *dagState, i int) []string {
+	r := st.run
+	n := r.DAG.Nodes[i]
+	out := []string{
+		"JOB=" + n.Name, "RETRY=" + strconv.Itoa(r.Nodes[i].Retries),
+		"DAG_STATUS=" + strconv.Itoa(r.Status()), "FAILED_COUNT=" + strconv.Itoa(r.Failed()),
+		"DAGManJobId=" + strconv.FormatInt(st.rec.ID, 10),
+	}
+	if len(n.Parents) > 0 {
+		names := make([]string, len(n.Parents))
+		for k, p := range n.Parents {
+			names[k] = r.DAG.Nodes[p].Name
+		}
+		out = append(out, "DAG_PARENT_NAMES="+strings.Join(names, ","))
+	}
+	if n.Priority != 0 {
+		out = append(out, "priority="+strconv.Itoa(n.Priority))
+	}
+	return out
+}
+
+// doNodeWork runs a script or submits a node's job, then records the
+// outcome in a transaction of its own.
+func (s *Server) doNodeWork(ctx context.Context, w nodeWork) {
+	switch w.step {
+	case dag.StepSubmit:
+		s.submitNode(ctx, w)
+	case dag.StepPre, dag.StepPost:
+		rc := s.runDAGScript(ctx, w)
+		if ctx.Err() != nil {
+			return // the schedd stops: the script runs again after the restart
+		}
+		s.nodeScriptDone(w, rc)
+	}
+}
+
+// nodeScriptDone records a PRE or POST script's exit status.
+func (s *Server) nodeScriptDone(w nodeWork, rc int) {
+	st := w.st
+	err := s.q.Update(func(tx *queue.Tx) error {
+		delete(st.inflight, w.node)
+		want := map[dag.Step]dag.Status{dag.StepPre: dag.PreRun, dag.StepPost: dag.PostRun}[w.step]
+		if st.run.Nodes[w.node].Status != want {
+			return nil
+		}
+		if w.step == dag.StepPre {
+			st.run.PreDone(w.node, rc)
+		} else {
+			st.run.PostDone(w.node, rc)
+		}
+		s.settleDAG(tx, st)
+		return nil
+	})
+	if err != nil {
+		s.log.Error("DAG node: recording a script's end (it runs again)", "dag", st.rec.ID, "err", err)
+	}
+	s.dags.wake()
+}

@@ -1,0 +1,28 @@
+package attr
+
+// DAG attributes: those DAGMan sets on node jobs, and those of a DAG's
+// own ad (the HTCondor manual, dagman-interaction.rst and the reference's
+// "DAGMan's own job ad").
+const (
+	DAGManJobID        = "DAGManJobId" // on node jobs: the DAG's id (int)
+	DAGNodeName        = "DAGNodeName"
+	DAGParentNodeNames = "DAGParentNodeNames"
+
+	DAGNodesTotal   = "DAG_NodesTotal"
+	DAGNodesDone    = "DAG_NodesDone"
+	DAGNodesPrerun  = "DAG_NodesPrerun"
+	DAGNodesQueued  = "DAG_NodesQueued"
+	DAGNodesPostrun = "DAG_NodesPostrun"
+	DAGNodesReady   = "DAG_NodesReady"
+	DAGNodesUnready = "DAG_NodesUnready"
+	DAGNodesFailed  = "DAG_NodesFailed"
+	DAGNodesFutile  = "DAG_NodesFutile"
+	DAGStatus       = "DAG_Status"
+	DAGInRecovery   = "DAG_InRecovery"
+	DAGManMaxJobs   = "DAGMan_MaxJobs"
+	DAGManMaxIdle   = "DAGMan_MaxIdle"
+	DAGManMaxPre    = "DAGMan_MaxPreScripts"
+	DAGManMaxPost   = "DAGMan_MaxPostScripts"
+	DAGFile         = "DAG_File" // Kite's: the DAG file's path
+	DAGRescueFile   = "DAG_RescueFile"
+)

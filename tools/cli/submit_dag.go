@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/dag"
+	"github.com/kite-sched/kite/internal/wire"
+)
+
+type submitDAGOptions struct {
+	g                                 *globals
+	name, batchName, outfileDir       string
+	maxJobs, maxIdle, maxPre, maxPost int
+	force, noSubmit, wait             bool
+	interval                          time.Duration
+	rescueFrom, autoRescue            int
+}
+
+func init() { addCommand(newSubmitDAGCmd) }
+
+func newSubmitDAGCmd(g *globals) *cobra.Command {
+	o := &submitDAGOptions{g: g}
+	c := &cobra.Command{
+		Use:   "submit_dag [options] FILE.dag",
+		Short: "Submit a DAG of jobs (condor_submit_dag), run durably by the schedd",
+		Long: `Read an HTCondor DAG file (DAGMan's language: JOB, PARENT ... CHILD, VARS,
+RETRY, SCRIPT PRE/POST, ABORT-DAG-ON, FINAL, SPLICE, ...) and queue it at
+the schedd, which runs its nodes as jobs in order. The DAG's state is kept
+in the schedd's queue and changes in the same transactions as its jobs, so
+a schedd that stops at any moment goes on where it was. A mistake in the
+DAG is shown as file:line:col and nothing is submitted. See docs/dag.md.
+
+As condor_submit_dag(1): -maxjobs N (node jobs queued at once), -maxidle N
+(idle node jobs), -maxpre N and -maxpost N (scripts running at once),
+-batch-name NAME, -outfile_dir DIR. When the DAG failed before and left
+rescue DAGs (FILE.dag.rescue001, ...), the newest is applied (-autorescue
+0 turns this off); -DoRescueFrom N applies rescue DAG N; -force ignores
+them (renaming them to .old). -no_submit checks the DAG and prints its
+nodes without submitting it. "kite q -dag" shows DAGs and their nodes;
+"kite rm ID" removes a DAG with its running node jobs.
+
+--wait then waits until the DAG is over and prints its outcome; the
+status is condor_dagman's: 0 when it succeeded, 1 when a node failed, 2
+when it was removed, ABORT-DAG-ON's value when aborted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return o.run(c.Context(), c.OutOrStdout(), args[0])
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.name, "name", "", "the schedd to submit to (its name or host:port)")
+	f.IntVar(&o.maxJobs, "maxjobs", 0, "the most node jobs queued at once (0: no limit)")
+	f.IntVar(&o.maxIdle, "maxidle", 0, "no more node jobs are submitted while this many are idle (0: no limit)")
+	f.IntVar(&o.maxPre, "maxpre", 0, "the most PRE scripts running at once (0: no limit)")
+	f.IntVar(&o.maxPost, "maxpost", 0, "the most POST scripts running at once (0: no limit)")
+	f.BoolVar(&o.force, "force", false, "ignore rescue DAGs, renaming them to .old")
+	f.BoolVar(&o.noSubmit, "no_submit", false, "check the DAG and print its nodes; submit nothing")
+	f.StringVar(&o.outfileDir, "outfile_dir", "", "where the DAG's own output files go (default: beside the DAG file)")
+	f.IntVar(&o.rescueFrom, "dorescuefrom", 0, "apply rescue DAG N (FILE.dag.rescueNNN)")
+	f.IntVar(&o.autoRescue, "autorescue", 1, "apply the newest rescue DAG (1) or not (0)")
+	f.StringVar(&o.batchName, "batch-name", "", "the node jobs' batch name (default FILE.dag+ID)")
+	f.BoolVar(&o.wait, "wait", false, "wait until the DAG is over; exit with its status")
+	f.DurationVar(&o.interval, "interval", time.Second, "with --wait: how often to ask the schedd")
+	return c
+}
+
+func (o *submitDAGOptions) run(ctx context.Context, stdout io.Writer, file string) error {
+	if o.maxJobs < 0 || o.maxIdle < 0 || o.maxPre < 0 || o.maxPost < 0 || o.rescueFrom < 0 {
+		return usageError{errors.New("throttles and rescue numbers must not be negative")}
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return err
+	}
+	body := wire.DAGSubmit{File: abs, Files: map[string]string{}, MaxJobs: o.maxJobs, MaxIdle: o.maxIdle,
+		MaxPre: o.maxPre, MaxPost: o.maxPost, BatchName: o.batchName, OutfileDir: o.outfileDir}
+	d, err := readDAG(abs, body.Files)
+	if err != nil {
+		return err
+	}
+	if body.Rescue, err = o.rescue(stdout, abs); err != nil {
+		return err
+	}
+	if body.Rescue != "" {
+		src, err := os.ReadFile(body.Rescue)
+		if err != nil {
+			return err
+		}
+		if err := dag.ApplyRescue(d, body.Rescue, src); err != nil {
+			return err
+		}
+		body.Files[body.Rescue] = string(src)
+	}
+	if o.noSubmit {
+		return dag.Dump(stdout, d)
+	}
+	s, err := o.g.findSchedd(ctx, o.name)
+	if err != nil {
+		return err
+	}
+	var nc wire.NewCluster
+	if err := s.client.Call(ctx, "POST", wire.PathNewCluster, nil, &nc); err != nil {
+		return err
+	}
+	var res wire.SubmitResult
+	if err := s.client.Call(ctx, "POST", wire.PathSubmitDAG+"?cluster="+strconv.FormatInt(nc.Cluster, 10), body, &res); err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(stdout, "Submitting job(s).\n1 job(s) submitted to cluster %d.\nDAG %s: %d node(s), run by the schedd.\n", res.Cluster, file, res.Procs); err != nil {
+		return err
+	}
+	if !o.wait {
+		return nil
+	}
+	return o.waitDAG(ctx, stdout, s, res.Cluster)
+}
+
+// dagWaitDown is how long --wait goes on asking a schedd that does not
+// answer (one restarting).
+const dagWaitDown = 2 * time.Minute
+
+// waitDAG asks the schedd about the DAG until it is over, then prints
+// its counts and returns its exit status.
+func (o *submitDAGOptions) waitDAG(ctx context.Context, stdout io.Writer, s *scheddConn, id int64) error {
+	if o.interval <= 0 {
+		return usageError{errors.New("--interval must be positive")}
+	}
+	tick := time.NewTicker(o.interval)
+	defer tick.Stop()
+	var down time.Time // since when the schedd does not answer
+	for {
+		var infos []wire.DAGInfo
+		q := wire.DAGQuery{IDs: []int64{id}, Finished: true}
+		err := s.client.Call(ctx, "POST", wire.PathDAGs, q, &infos)
+		switch {
+		case err != nil && down.IsZero():
+			down = time.Now()
+			fallthrough
+		case err != nil && time.Since(down) < dagWaitDown:
+			// The schedd restarts (at another address, perhaps): the DAG
+			// goes on where it was.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-tick.C:
+			}
+			if again, err := o.g.findSchedd(ctx, o.name); err == nil {
+				s = again
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		down = time.Time{}
+		if len(infos) != 1 {
+			return fmt.Errorf("DAG %d is not in the schedd", id)
+		}
+		ad, err := classad.ParseJSON(infos[0].Ad)
+		if err != nil {
+			return err
+		}
+		if code, over := classad.EvalInt(ad, attr.ExitCode); over {
+			fmt.Fprintf(stdout, "DAG %d is over (%s): %s done, %s failed, %s futile of %s node(s); exit status %d.\n", id,
+				dagStatusName(ad), str(ad, attr.DAGNodesDone), str(ad, attr.DAGNodesFailed), str(ad, attr.DAGNodesFutile),
+				str(ad, attr.DAGNodesTotal), code)
+			if code != 0 {
+				return exitStatus{code: int(code)}
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// readDAG parses the DAG file, keeping the text of it and of every file
+// it includes or splices, to send.
+func readDAG(abs string, files map[string]string) (*dag.DAG, error) {
+	src, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	files[abs] = string(src)
+	read := func(name string) ([]byte, error) {
+		b, err := os.ReadFile(name)
+		if err == nil {
+			files[name] = string(b)
+		}
+		return b, err
+	}
+	return dag.Parse(abs, src, dag.Options{Dir: filepath.Dir(abs), ReadFile: read})
+}
+
+// rescue picks the rescue DAG to apply: -DoRescueFrom's, else the newest
+// (with -autorescue 1), none with -force (which renames them .old).
+func (o *submitDAGOptions) rescue(stdout io.Writer, abs string) (string, error) {
+	newest := 0
+	for n := 1; n <= 100; n++ {
+		if _, err := os.Stat(dag.RescueName(abs, n)); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return "", err
+			}
+			break
+		}
+		newest = n
+	}
+	switch {
+	case o.force:
+		for n := 1; n <= newest; n++ {
+			if err := os.Rename(dag.RescueName(abs, n), dag.RescueName(abs, n)+".old"); err != nil {
+				return "", err
+			}
+		}
+		return "", nil
+	case o.rescueFrom > 0:
+		name := dag.RescueName(abs, o.rescueFrom)
+		if _, err := os.Stat(name); err != nil {
+			return "", fmt.Errorf("-DoRescueFrom %d: %w", o.rescueFrom, err)
+		}
+		fmt.Fprintf(stdout, "Running rescue DAG %d\n", o.rescueFrom)
+		return name, nil
+	case o.autoRescue != 0 && newest > 0:
+		fmt.Fprintf(stdout, "Running rescue DAG %d\n", newest)
+		return dag.RescueName(abs, newest), nil
+	}
+	return "", nil
+}
