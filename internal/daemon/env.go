@@ -23,6 +23,7 @@ import (
 
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
+	"github.com/kite-sched/kite/internal/openapi"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -164,8 +165,13 @@ func (e *Env) Collector() *wire.Client { return e.Connector().Client(e.Config.Po
 // Listen listens on addr on the daemon's network.
 func (e *Env) Listen(addr string) (net.Listener, error) { return e.Network.Listen(addr) }
 
-// Mux returns a mux that verifies tokens with the pool's key.
-func (e *Env) Mux() *wire.Mux { return wire.NewMux(e.Verifier, e.Log) }
+// Mux returns a mux that verifies tokens with the pool's key, serving
+// the protocol's OpenAPI document (openapi.PathDocument) already.
+func (e *Env) Mux() *wire.Mux {
+	m := wire.NewMux(e.Verifier, e.Log)
+	openapi.Serve(m)
+	return m
+}
 
 // NewLogger returns a logger as the [log] section says.
 func NewLogger(c config.Log, w *os.File) *slog.Logger {

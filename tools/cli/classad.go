@@ -9,6 +9,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/batch"
+	"github.com/kite-sched/kite/classad/jsonl"
 )
 
 func newClassAdCmd() *cobra.Command {
@@ -16,7 +17,7 @@ func newClassAdCmd() *cobra.Command {
 		Use:   "classad",
 		Short: "Evaluate ClassAd expressions",
 	}
-	c.AddCommand(newClassAdEvalCmd(), newClassAdBatchCmd())
+	c.AddCommand(newClassAdEvalCmd(), newClassAdBatchCmd(), newClassAdJSONCmd())
 	return c
 }
 
@@ -110,6 +111,22 @@ Special answers are PARSE_ERROR, EVAL_FAIL and BAD_COMMAND.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return batch.Run(c.InOrStdin(), c.OutOrStdout())
+		},
+	}
+}
+
+func newClassAdJSONCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "json",
+		Short: "Answer JSON ClassAd requests from standard input, one per line (the Python package's evaluator)",
+		Long: `Read JSON requests from standard input, one per line, and answer each
+with one line of JSON: parse ads and expressions, evaluate, match, print,
+quote. The Python package (python/kite/classad2) runs this command to get
+HTCondor's answers from Kite's evaluator; the requests are listed in the
+documentation of the Go package classad/jsonl.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return jsonl.Run(c.InOrStdin(), c.OutOrStdout())
 		},
 	}
 }

@@ -53,6 +53,7 @@ func newHistoryCmd(g *globals) *cobra.Command {
 	f.StringSliceVar(&o.attributes, "attributes", nil, "with -long or -json: only these attributes (comma-separated)")
 	f.BoolVar(&o.wide, "wide", false, "do not truncate the CMD column (Kite never does)")
 	f.BoolVar(&o.back, "backwards", false, "newest first (the default)")
+	f.Bool("schedd", false, "the schedd's history (the default; Kite keeps no other)")
 	f.BoolVar(&o.forwards, "forwards", false, "oldest first; with -limit N, the N oldest")
 	return c
 }
@@ -95,7 +96,7 @@ func (o *historyOptions) run(ctx context.Context, w io.Writer, args []string) er
 		return err
 	}
 	var ads []*classad.Ad
-	if err := streamAds(ctx, s.client, wire.PathHistory, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
+	if err := s.api.History(ctx, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
 		return err
 	}
 	if o.forwards {

@@ -58,8 +58,8 @@ func (o *qeditOptions) run(ctx context.Context, w io.Writer, args []string) erro
 	if err != nil {
 		return err
 	}
-	var res wire.ActResult
-	if err := s.client.Call(ctx, "POST", wire.PathEdit, wire.Edit{JobSelection: sel, Attrs: attrs}, &res); err != nil {
+	res, err := s.api.Edit(ctx, wire.Edit{JobSelection: sel, Attrs: attrs})
+	if err != nil {
 		return err
 	}
 	if res.Changed == 0 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kite-sched/kite/api"
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/schedd"
 	"github.com/kite-sched/kite/internal/attr"
@@ -32,8 +33,11 @@ func init() {
 // scheddConn is a connection to a schedd for the queue tools.
 type scheddConn struct {
 	client *wire.Client
-	name   string
-	addr   string
+	// api is the same schedd through the public client, for the calls
+	// it has (query, history, act, edit, totals).
+	api  *api.Schedd
+	name string
+	addr string
 }
 
 // findSchedd finds the schedd to talk to: the one named (a Name in the
@@ -48,6 +52,10 @@ func (g *globals) findSchedd(ctx context.Context, name string) (*scheddConn, err
 	if err != nil {
 		return nil, err
 	}
+	client, err := g.apiClient(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ads, err := scheddAds(ctx, conn.Client(cfg.Pool.Collector))
 	if err != nil && name == "" {
 		return nil, fmt.Errorf("finding the schedd: %w", err)
@@ -59,7 +67,7 @@ func (g *globals) findSchedd(ctx context.Context, name string) (*scheddConn, err
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].name < all[j].name })
 	pick := func(f found) *scheddConn {
-		return &scheddConn{client: conn.Client(f.addr), name: f.name, addr: f.addr}
+		return &scheddConn{client: conn.Client(f.addr), api: client.ScheddAt(f.addr), name: f.name, addr: f.addr}
 	}
 	if name != "" {
 		for _, f := range all {

@@ -171,11 +171,11 @@ func (o *statusOptions) fetch(ctx context.Context, q wire.Query) ([]*classad.Ad,
 	if err != nil {
 		return nil, err
 	}
-	conn, err := o.g.connector(cfg)
+	client, err := o.g.apiClient(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return queryAds(ctx, conn.Client(cfg.Pool.Collector), q)
+	return client.Collector().QueryAll(ctx, q)
 }
 
 // queryAds runs a collector query and decodes the streamed ads.
