@@ -32,7 +32,10 @@ func TestHTCondorArgs(t *testing.T) {
 		{"condor_q", []string{"-name", "-odd-"}, []string{"q", "--name", "-odd-"}, ""},
 		{"condor_q", []string{"-version"}, []string{"version"}, ""},
 		{"condor_q", []string{"-help"}, []string{"q", "--help"}, ""},
-		{"condor_q", []string{"-dag"}, nil, "option -dag is not supported: Kite has no DAGMan"},
+		{"condor_q", []string{"-dag"}, []string{"q", "--dag"}, ""},
+		{"condor_q", []string{"-grid"}, nil, "option -grid is not supported: Kite has no grid universe"},
+		{"condor_submit_dag", []string{"-maxjobs", "3", "-DoRescueFrom", "2", "x.dag"}, []string{"submit_dag", "--maxjobs", "3", "--dorescuefrom", "2", "x.dag"}, ""},
+		{"condor_submit_dag", []string{"-update_submit", "x.dag"}, nil, "option -update_submit is not supported"},
 		{"condor_q", []string{"-io"}, nil, "option -io is not supported"},
 		{"condor_q", []string{"-bogus"}, nil, "unknown option -bogus"},
 		{"condor_status", []string{"-af", "Name", "-schedd"}, []string{"status", "--af", "Name", "--schedd"}, ""},
@@ -56,7 +59,6 @@ func TestHTCondorArgs(t *testing.T) {
 		{"condor_submit", []string{"-dry-run", "-terse", "job.sub"}, []string{"submit", "--dry-run", "--terse", "job.sub"}, ""},
 		{"kite", []string{"submit", "--dry-run", "job.sub"}, []string{"submit", "--dry-run", "job.sub"}, ""},
 		{"condor_submit", []string{"-spool", "job.sub"}, nil, "option -spool is not supported: Kite has no spooling"},
-		{"condor_submit", []string{"-interactive"}, nil, "option -interactive is not supported: Kite has no interactive jobs"},
 		{"condor_store_cred", nil, nil, "condor_store_cred is not supported"},
 		// condor_tail(1), condor_vacate_job(1).
 		{"condor_tail", []string{"-follow", "-maxbytes", "10", "-no-stdout", "1.0", "out.dat"}, []string{"tail", "--follow", "--maxbytes", "10", "--no-stdout", "1.0", "out.dat"}, ""},
@@ -97,10 +99,10 @@ func TestCondorToolsAreCommands(t *testing.T) {
 // An unsupported option exits with a usage error's status, naming it.
 func TestUnsupportedOptionStatus(t *testing.T) {
 	var stderr strings.Builder
-	if got := RunAs("condor_q", []string{"-dag"}, strings.NewReader(""), io.Discard, &stderr); got != 2 {
+	if got := RunAs("condor_q", []string{"-grid"}, strings.NewReader(""), io.Discard, &stderr); got != 2 {
 		t.Errorf("status %d, want 2", got)
 	}
-	if want := "condor_q: option -dag is not supported"; !strings.HasPrefix(stderr.String(), want) {
+	if want := "condor_q: option -grid is not supported"; !strings.HasPrefix(stderr.String(), want) {
 		t.Errorf("stderr %q, want %q...", stderr.String(), want)
 	}
 }
