@@ -17,8 +17,9 @@
 // to its own ad, as HTCondor's matchmaker flattens the machine ad's
 // Requirements: references to the ad's own attributes that depend on
 // nothing else are replaced by their values and folded, other own
-// attributes are inlined, and TARGET references, eval(), time() and
-// random() stay. The specialisation is made once per ad and attribute,
+// attributes are inlined, references to the other ad (TARGET.X, and names
+// the ad does not define) look straight into it, and eval(), time() and
+// random() stay. EvalMatch takes the name hashed once (NewAttrName). The specialisation is made once per ad and attribute,
 // dropped when the ad changes, and gives the values and failures plain
 // evaluation does (see specialize.go).
 //

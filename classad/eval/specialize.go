@@ -26,8 +26,9 @@ import (
 //   - operators whose operands became constants are folded, as is && or ||
 //     with one constant operand that decides or passes the other through.
 //
-// References to the other ad, eval(), time(), random() and other impure or
-// lazily evaluated calls are left alone. The specialised expression gives
+// References to the other ad become lookups straight in it (targetRefNode);
+// eval(), time(), random() and other impure or lazily evaluated calls are
+// left alone. The specialised expression gives
 // the value the original would in every match; an evaluation that hits a
 // depth or step limit is redone with the original expression, so failures
 // are reported exactly as before.
@@ -82,14 +83,27 @@ func (a *Ad) specialized(i int) *specialized {
 	return nil
 }
 
+// AttrName is an attribute name with its hash computed once, for a name
+// evaluated again and again (the matchmaker's Requirements and Rank).
+type AttrName struct {
+	name string
+	hash uint32
+}
+
+// NewAttrName returns name ready for EvalMatch.
+func NewAttrName(name string) AttrName { return AttrName{name, ast.FoldHash(name)} }
+
 // EvalMatchAttr evaluates the attribute called name of the state's ad as
 // EvalAttr does, with the attribute specialised to its ad: the fast path
 // for a matchmaker evaluating one ad's Requirements or Rank against many.
-func (st *State) EvalMatchAttr(name string) Value {
+func (st *State) EvalMatchAttr(name string) Value { return st.EvalMatch(NewAttrName(name)) }
+
+// EvalMatch is EvalMatchAttr with the name's hash computed beforehand.
+func (st *State) EvalMatch(n AttrName) Value {
 	if st.my == nil {
 		return Undefined()
 	}
-	i := st.my.Index(name)
+	i := st.my.find(n.name, n.hash)
 	if i < 0 {
 		return Undefined()
 	}
@@ -116,6 +130,28 @@ type inlineNode struct {
 }
 
 func (n *inlineNode) eval(st *State, sc *Scope) Value { return st.enter(sc, n.i, &n.c) }
+
+// targetRefNode is a reference the evaluating ad leaves to the other ad of
+// the match: TARGET.name, or an unscoped name the ad does not define. It
+// is what scopedRefNode and refNode do for them, without the scope walk:
+// the specialised ad has no attributes named like scope keywords and is
+// not nested.
+type targetRefNode struct {
+	name string
+	hash uint32
+}
+
+func (n *targetRefNode) eval(st *State, _ *Scope) Value {
+	t := st.target
+	if t == nil {
+		return Undefined()
+	}
+	i := t.find(n.name, n.hash)
+	if i < 0 {
+		return Undefined()
+	}
+	return st.evalAttr(t.Scope(), i)
+}
 
 // boolNode converts an operand of && or || to the boolean the operator
 // would yield from it and a deciding constant: `x && true` and `x || false`.
@@ -178,12 +214,16 @@ func (s *specializer) node(n node) node {
 		if k := s.ad.find(x.name, x.hash); k >= 0 {
 			return s.ref(n, k)
 		}
+		return &targetRefNode{x.name, x.hash}
 	case *scopedRefNode:
-		if x.kind == scopeMy {
+		switch x.kind {
+		case scopeMy:
 			if k := s.ad.find(x.name, x.hash); k >= 0 {
 				return s.ref(n, k)
 			}
 			return &litNode{Undefined()}
+		case scopeTarget:
+			return &targetRefNode{x.name, x.hash}
 		}
 	case *unaryNode:
 		return fold(&unaryNode{op: x.op, x: s.node(x.x)})

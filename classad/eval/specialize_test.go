@@ -19,6 +19,8 @@ func describe(n node) string {
 		return x.name
 	case *scopedRefNode:
 		return x.scopeName + "." + x.name
+	case *targetRefNode:
+		return "TARGET." + x.name
 	case *inlineNode:
 		return "{" + describe(x.c.n) + "}"
 	case *boolNode:
@@ -83,7 +85,7 @@ func TestSpecialize(t *testing.T) {
 		{"own attribute folds", `[ Memory = 4096; Req = MY.Memory >= 2048 ]`, "true"},
 		{"unscoped own attribute folds", `[ Memory = 4096; Req = Memory * 2 ]`, "8192"},
 		{"TARGET stays", `[ Memory = 4096; Req = TARGET.RequestMemory <= MY.Memory ]`, "(TARGET.RequestMemory <= 4096)"},
-		{"unknown name stays: it is looked up in TARGET", `[ Req = Foo > 1 ]`, "(Foo > 1)"},
+		{"unknown name is looked up in TARGET", `[ Req = Foo > 1 ]`, "(TARGET.Foo > 1)"},
 		{"MY of a missing attribute is undefined", `[ Req = MY.Foo ]`, "undefined"},
 		{"varying attribute is inlined", `[ K = 5; Start = TARGET.X > MY.K; Req = Start && true ]`, "{(TARGET.X > 5)}"},
 		{"constant integer on the left", `[ Cpus = 4; Req = MY.Cpus >= TARGET.RequestCpus ]`, "(4 >= TARGET.RequestCpus)"},
@@ -196,4 +198,25 @@ func mustExpr(t *testing.T, src string) ast.Expr {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// TestSpecializedTargetReferences checks references left to the other ad
+// (TARGET.X, and unscoped names the ad does not define) against targets
+// that lack them, define them, refer back, or are missing.
+func TestSpecializedTargetReferences(t *testing.T) {
+	ad := parseAd(t, `[ K = 3; Req = TARGET.X > MY.K && Foo; Rank = Back ]`)
+	for _, target := range []string{"", `[ ]`, `[ X = 5 ]`, `[ X = 5; Foo = true ]`,
+		`[ X = K + 1; Foo = X > 3 ]`, `[ X = TARGET.K * 2; Foo = 1; Back = K ]`, `[ Back = Back ]`} {
+		var tgt *Ad
+		if target != "" {
+			tgt = parseAd(t, target)
+		}
+		for _, name := range []string{"Req", "Rank"} {
+			plain, fast := NewState(ad, tgt), NewState(ad, tgt)
+			want, got := plain.EvalAttr(name), fast.EvalMatch(NewAttrName(name))
+			if got.String() != want.String() || fast.Failure() != plain.Failure() {
+				t.Errorf("%s against %q: got %s (%q), want %s (%q)", name, target, got, fast.Failure(), want, plain.Failure())
+			}
+		}
+	}
 }

@@ -15,6 +15,9 @@ const (
 	Rank         = "Rank"
 )
 
+// The names evaluated in every match, hashed once.
+var requirementsName, rankName = eval.NewAttrName(Requirements), eval.NewAttrName(Rank)
+
 // Result is the outcome of a symmetric match.
 type Result struct {
 	// Match is true when both Requirements hold (each a boolean true or a
@@ -47,16 +50,25 @@ func (m *Matcher) Matches(left, right *eval.Ad) bool {
 	return m.requirements(left, right).IsTrue() && m.requirements(right, left).IsTrue()
 }
 
+// MatchesOnce is Matches for an ad made for this one match (a job ad
+// materialised to be checked against a claimed slot): fresh's Requirements
+// are evaluated as written, the other's specialised as in Matches, since
+// specialising an ad costs more than one evaluation saves.
+func (m *Matcher) MatchesOnce(fresh, other *eval.Ad) bool {
+	m.st.Reset(fresh, other)
+	return m.st.EvalAttr(Requirements).IsTrue() && m.requirements(other, fresh).IsTrue()
+}
+
 // Requirements evaluates my's Requirements against target.
 func (m *Matcher) requirements(my, target *eval.Ad) eval.Value {
 	m.st.Reset(my, target)
-	return m.st.EvalMatchAttr(Requirements)
+	return m.st.EvalMatch(requirementsName)
 }
 
 // Rank evaluates my's Rank against target.
 func (m *Matcher) Rank(my, target *eval.Ad) eval.Value {
 	m.st.Reset(my, target)
-	return m.st.EvalMatchAttr(Rank)
+	return m.st.EvalMatch(rankName)
 }
 
 // Evaluate matches left against right and evaluates both Ranks.

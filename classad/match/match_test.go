@@ -34,19 +34,22 @@ func TestMatch(t *testing.T) {
 		t.Fatalf("match %v ranks %s %s", r.Match, r.LeftRank, r.RightRank)
 	}
 	var mm match.Matcher
-	if !mm.Matches(j, m) || !mm.Matches(m, j) {
+	if !mm.Matches(j, m) || !mm.Matches(m, j) || !mm.MatchesOnce(j, m) || !mm.MatchesOnce(m, j) {
 		t.Error("the match is not symmetric")
 	}
 	small := ad(t, `[ Memory = 1024; Cpus = 4; Arch = "X86_64"; KeyboardIdle = 100; Requirements = true ]`)
-	if mm.Matches(j, small) {
+	if mm.Matches(j, small) || mm.MatchesOnce(j, small) || mm.MatchesOnce(small, j) {
 		t.Error("a job matched a machine with too little memory")
 	}
 	// Requirements must be true: a string or UNDEFINED is no match, a
 	// non-zero number is.
 	for req, want := range map[string]bool{`"true"`: false, "undefined": false, "1": true, "0.5": true, "0": false} {
-		a := ad(t, "[ Requirements = "+req+" ]")
-		if got := mm.Matches(a, ad(t, "[ Requirements = true ]")); got != want {
+		a, other := ad(t, "[ Requirements = "+req+" ]"), ad(t, "[ Requirements = true ]")
+		if got := mm.Matches(a, other); got != want {
 			t.Errorf("Requirements = %s: match %v, want %v", req, got, want)
+		}
+		if got, got2 := mm.MatchesOnce(a, other), mm.MatchesOnce(other, a); got != want || got2 != want {
+			t.Errorf("Requirements = %s: MatchesOnce %v, %v, want %v", req, got, got2, want)
 		}
 	}
 }

@@ -18,10 +18,14 @@ import (
 
 // advertise sends the schedd's ad and one ad per submitter to the
 // collector: soon after a change (changes within UpdateDelay make one
-// update) and every UpdateInterval. After an update that shows idle jobs
+// update) and every UpdateInterval. After an update that shows more idle
+// jobs than the last one (a submit, a release, a job back from a machine)
 // it pokes the negotiator, so that new work starts without waiting for the
-// next cycle. A restarted collector gets the ads at once, and an update
-// that failed is tried again within seconds.
+// next cycle; jobs that only leave Idle (claims reused as jobs end) ask
+// for no cycle, which at thousands of slots would fetch every slot ad
+// again and again to match nothing (docs/scale.md). A restarted
+// collector gets the ads at once, and an update that failed is tried
+// again within seconds.
 func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 	t := time.NewTicker(s.cfg.UpdateInterval)
 	defer t.Stop()
@@ -32,17 +36,18 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 	if idle > 0 {
 		s.env.Reschedule(ctx) // jobs left idle by the last run
 	}
+	told := idle // the idle jobs the negotiator was last asked to look at
 	again := retry.Done(err)
 	for {
-		poke := false
+		poke, back := false, false
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-again:
-			poke = true
+			poke, back = true, true
 		case <-collectorBack:
-			poke = true
+			poke, back = true, true
 		case <-s.kick:
 			poke = true
 		case <-s.q.Changed():
@@ -60,8 +65,11 @@ func (s *Server) advertise(ctx context.Context, collectorBack <-chan struct{}) {
 		seq++
 		idle, err := s.sendAds(ctx, seq, sent)
 		again = retry.Done(err)
-		if poke && idle > 0 {
+		if poke && idle > 0 && (idle > told || back) {
 			s.env.Reschedule(ctx)
+		}
+		if err == nil {
+			told = idle
 		}
 	}
 }

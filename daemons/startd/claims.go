@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/eval"
 	"github.com/kite-sched/kite/classad/match"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/internal/attr"
@@ -197,8 +198,8 @@ func (s *Server) parentOf(d *slotState) *slotState {
 // refusal explains why a slot's Requirements do not accept a job, "" if
 // they do.
 func refusal(slot, job *classad.Ad) string {
-	var m match.Matcher
-	if v := m.Evaluate(slot, job).LeftRequirements; v.IsTrue() {
+	// Evaluated as written: both ads are made for this one check.
+	if eval.NewState(slot, job).EvalAttr(attr.Requirements).IsTrue() {
 		return ""
 	}
 	var failed []string
@@ -254,30 +255,36 @@ func (s *Server) handleActivate(ctx context.Context, r *wire.Request) (any, erro
 	if err := r.Decode(&req); err != nil {
 		return nil, err
 	}
+	return nil, s.activate(&req)
+}
+
+// activate runs a job on a claim, from a schedd's activation or from the
+// answer to the claim's last job's end report.
+func (s *Server) activate(req *wire.Activate) error {
 	if req.Job == nil {
-		return nil, wire.BadRequest("activate: no job ad")
+		return wire.BadRequest("activate: no job ad")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return nil, wire.Unavailable("%v", errStopping)
+		return wire.Unavailable("%v", errStopping)
 	}
 	st, err := s.claimed(req.ClaimID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !slots.Allows(st.Status(), slots.Activate) {
-		return nil, wire.Conflict("%s is %s: it cannot start a job", st.name, st.Status())
+		return wire.Conflict("%s is %s: it cannot start a job", st.name, st.Status())
 	}
 	jobID, err := jobIDOf(req.Job)
 	if err != nil {
-		return nil, wire.BadRequest("activate: %v", err)
+		return wire.BadRequest("activate: %v", err)
 	}
 	if why := refusal(s.slotAd(st), req.Job); why != "" {
-		return nil, wire.Conflict("%s does not accept job %s: %s", st.name, jobID, why)
+		return wire.Conflict("%s does not accept job %s: %s", st.name, jobID, why)
 	}
 	s.runJob(st, req.Job, jobID)
-	return nil, nil
+	return nil
 }
 
 // jobIDOf returns a job's "cluster.proc".

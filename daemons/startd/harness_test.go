@@ -81,6 +81,9 @@ type fakeSchedd struct {
 	claims  map[string]bool // claim ids it holds
 	events  chan wire.JobUpdate
 	down    bool // job updates answer 503, as from a schedd restarting
+	// handNext, when set, gives the claim's next job for the answer to a
+	// last event of a startd that takes it (JobUpdate.TakesNext).
+	handNext func(u wire.JobUpdate) *wire.Activate
 }
 
 func (f *fakeSchedd) mux(p *pooltest.Pool) *wire.Mux {
@@ -100,6 +103,14 @@ func (f *fakeSchedd) mux(p *pooltest.Pool) *wire.Mux {
 			return nil, wire.NotFound("job %s does not run under that claim here", u.Job)
 		}
 		f.events <- u
+		f.mu.Lock()
+		hand := f.handNext
+		f.mu.Unlock()
+		if hand != nil && u.TakesNext {
+			if next := hand(u); next != nil {
+				return wire.JobUpdateResult{Next: next}, nil
+			}
+		}
 		return nil, nil
 	})
 	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, f.serveInput)

@@ -247,7 +247,7 @@ func (s *Server) reportLeftResults(ctx context.Context) error {
 func (s *Server) reportLeft(ctx context.Context, r result) {
 	sc := &scheddClient{s: s, addr: r.Schedd, claim: r.Update.ClaimID, job: r.Update.Job, hc: s.files}
 	for {
-		err := sc.report(ctx, r.Update)
+		err := sc.report(ctx, r.Update, nil)
 		var we *wire.Error
 		if err == nil || errors.As(err, &we) && we.Status < 500 || ctx.Err() != nil || !s.orphanAlive(r.Update.ClaimID) {
 			break

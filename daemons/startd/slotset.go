@@ -8,6 +8,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/daemons/startd/starter"
 	"github.com/kite-sched/kite/internal/sita"
@@ -58,6 +59,9 @@ type claim struct {
 	// gone is closed when the claim is over and its slot freed: a
 	// preempting claim waits on it.
 	gone chan struct{}
+	// spare is the sandbox the claim's last job parked for its next
+	// (starter.Config.Recycle); removed with the claim.
+	spare *sandbox.Dir
 }
 
 // newClaimID returns a fresh claim id: 32 random bytes in hex.

@@ -389,14 +389,14 @@ func (m *market) jobSideFilter(j int, classes []*class) []*class {
 // representative slot.
 func (m *market) jobSide(st *eval.State, j int, c *class) jobSide {
 	job, sl := m.reqViews[j].Ad, c.rep
-	if !evalAttr(st, job, sl, attr.Requirements).IsTrue() {
+	if !evalAttr(st, job, sl, nameRequirements).IsTrue() {
 		return jobSide{state: 1}
 	}
 	return jobSide{
 		state: 2,
-		rank:  evalNumber(st, job, sl, attr.Rank, 0),
-		req: fit.Request(evalNumber(st, job, sl, attr.RequestCpus, 0),
-			evalNumber(st, job, sl, attr.RequestMemory, 0), evalNumber(st, job, sl, attr.RequestDisk, 0)),
+		rank:  evalNumber(st, job, sl, nameRank, 0),
+		req: fit.Request(evalNumber(st, job, sl, nameRequestCpus, 0),
+			evalNumber(st, job, sl, nameRequestMemory, 0), evalNumber(st, job, sl, nameRequestDisk, 0)),
 	}
 }
 
@@ -419,7 +419,7 @@ func (m *market) evaluate(st *eval.State, j int, c *class, flags *reqState) (can
 	}
 	job, sl := m.reqViews[j].Ad, c.rep
 	flags.evals++
-	if !evalAttr(st, sl, job, attr.Requirements).IsTrue() {
+	if !evalAttr(st, sl, job, nameRequirements).IsTrue() {
 		return out, false
 	}
 	if c.pslot {
@@ -453,8 +453,8 @@ func (m *market) evaluate(st *eval.State, j int, c *class, flags *reqState) (can
 // own preference.
 func (m *market) preemption(st *eval.State, j int, c *class) (uint8, bool) {
 	job, sl := m.reqViews[j].Ad, c.rep
-	slotRank := evalNumber(st, sl, job, attr.Rank, 0)
-	current := evalNumber(st, sl, nil, currentRank, 0)
+	slotRank := evalNumber(st, sl, job, nameRank, 0)
+	current := evalNumber(st, sl, nil, nameCurrentRank, 0)
 	if slotRank > current {
 		return 1, true
 	}
@@ -486,14 +486,28 @@ func (m *market) policyRank(st *eval.State, p *classad.Program, slotAd, job *cla
 	return f
 }
 
-func evalAttr(st *eval.State, my, target *classad.Ad, name string) eval.Value {
+// The attributes the market evaluates, their names hashed once.
+var (
+	nameRequirements  = eval.NewAttrName(attr.Requirements)
+	nameRank          = eval.NewAttrName(attr.Rank)
+	nameRequestCpus   = eval.NewAttrName(attr.RequestCpus)
+	nameRequestMemory = eval.NewAttrName(attr.RequestMemory)
+	nameRequestDisk   = eval.NewAttrName(attr.RequestDisk)
+	nameCurrentRank   = eval.NewAttrName(currentRank)
+)
+
+// evalAttr evaluates my's attribute name against target, specialised to
+// my (eval.State.EvalMatch): a request's and a class's expressions are
+// evaluated against many of the other side, and what they read of their
+// own ad is folded in once.
+func evalAttr(st *eval.State, my, target *classad.Ad, name eval.AttrName) eval.Value {
 	st.Reset(my, target)
-	return st.EvalAttr(name)
+	return st.EvalMatch(name)
 }
 
 // evalNumber evaluates a numeric attribute; anything but a number (an
 // undefined Rank, say) counts as def.
-func evalNumber(st *eval.State, my, target *classad.Ad, name string, def float64) float64 {
+func evalNumber(st *eval.State, my, target *classad.Ad, name eval.AttrName, def float64) float64 {
 	if f, ok := evalAttr(st, my, target, name).NumberValue(); ok {
 		return f
 	}

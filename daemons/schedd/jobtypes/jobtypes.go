@@ -62,6 +62,7 @@ type Stats struct {
 	counts    map[string]typeCount
 	countedAt time.Time
 	changes   int64 // the queue's change count when counted
+	counting  bool  // a walk of the queue is under way
 }
 
 // Open reads the records from the queue's store, or rebuilds them from
@@ -207,14 +208,18 @@ func (t *Stats) publish(ad *classad.Ad, name string) {
 }
 
 // refresh counts the jobs of each type in the queue, unless the counts
-// are recent or the queue did not change since. It takes t.mu itself and
-// reads the queue without it: a transaction that completes a job holds the
-// queue's lock while it takes t.mu, so the order is queue, then t.mu.
+// are recent, the queue did not change since, or another caller is
+// counting already: one walk at a time serves every caller, however many
+// claims are made at once (each claim publishes its job's type), and the
+// others use the counts at hand. It takes t.mu itself and reads the queue
+// without it: a transaction that completes a job holds the queue's lock
+// while it takes t.mu, so the order is queue, then t.mu.
 func (t *Stats) refresh() {
 	q, now := t.q, t.now()
 	_, changes := q.Stats()
 	t.mu.Lock()
-	fresh := t.counts != nil && (changes == t.changes || now.Sub(t.countedAt) < typeCountsEvery)
+	fresh := t.counts != nil && (changes == t.changes || now.Sub(t.countedAt) < typeCountsEvery || t.counting)
+	t.counting = t.counting || !fresh
 	t.mu.Unlock()
 	if fresh {
 		return
@@ -242,7 +247,7 @@ func (t *Stats) refresh() {
 		}
 	})
 	t.mu.Lock()
-	t.counts, t.countedAt, t.changes = counts, now, changes
+	t.counts, t.countedAt, t.changes, t.counting = counts, now, changes, false
 	t.mu.Unlock()
 }
 

@@ -1,0 +1,82 @@
+package jobtypes
+
+import (
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/schedd/queue"
+	"github.com/kite-sched/kite/internal/attr"
+)
+
+// The per-type counts are one walk of the queue at a time: while a walk
+// is under way, other callers (thousands of claims made at once, each
+// publishing its job's type) take the counts at hand instead of walking
+// the whole queue again each; the next caller after it counts anew.
+func TestOneWalkServesConcurrentCallers(t *testing.T) {
+	q, err := queue.Open(filepath.Join(t.TempDir(), "q.db"), queue.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	now := time.Unix(1_790_000_000, 0)
+	st, err := Open(q, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit(t, q, 3)
+	if got := jobsOfType(t, st); got != 3 {
+		t.Fatalf("KiteTypeJobs = %d, want 3", got)
+	}
+	submit(t, q, 2)
+	now = now.Add(2 * typeCountsEvery)
+	st.mu.Lock()
+	st.counting = true // another caller walks the queue
+	st.mu.Unlock()
+	if got := jobsOfType(t, st); got != 3 {
+		t.Errorf("during another walk: KiteTypeJobs = %d, want the counts at hand, 3", got)
+	}
+	st.mu.Lock()
+	st.counting = false
+	st.mu.Unlock()
+	if got := jobsOfType(t, st); got != 5 {
+		t.Errorf("after the walk: KiteTypeJobs = %d, want 5", got)
+	}
+}
+
+// submit queues a cluster of n jobs of alice's.
+func submit(t *testing.T, q *queue.Queue, n int) {
+	t.Helper()
+	id, err := q.NewCluster("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := parse(t, `[Owner = "alice"; JobStatus = 1; MyType = "Job"]`)
+	procs, raws := make([]*classad.Ad, n), make([][]byte, n)
+	for p := range n {
+		procs[p] = parse(t, "[ProcId = "+strconv.Itoa(p)+"]")
+		raws[p] = classad.AppendJSON(nil, procs[p], false)
+	}
+	if err := q.Update(func(tx *queue.Tx) error { _, err := tx.Submit(id, "alice", ad, procs, raws); return err }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jobsOfType publishes alice's type into an ad and reads KiteTypeJobs.
+func jobsOfType(t *testing.T, st *Stats) int64 {
+	t.Helper()
+	ad := parse(t, `[Owner = "alice"]`)
+	st.Publish(ad)
+	return classad.EvalIntOr(ad, attr.KiteTypeJobs, -1)
+}
+
+func parse(t *testing.T, src string) *classad.Ad {
+	t.Helper()
+	ad, err := classad.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ad
+}
