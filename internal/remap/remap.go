@@ -8,16 +8,16 @@
 //
 // Entries are separated by ';' and each maps the name an output file is
 // sent back as to the path it is written to: absolute, or relative to the
-// job's initial directory (Iwd). '\=' and '\;' stand for the characters
+// job's initial directory (Iwd), or a URL the execution point uploads the
+// file to through a file transfer plugin. '\=' and '\;' stand for the characters
 // themselves; white space around names is dropped, and so are empty
 // entries (a trailing ';'). A target that is itself remapped is remapped
 // in turn, as in HTCondor.
 //
 // Kite is stricter than HTCondor where HTCondor ignores a mistake: an
 // entry without '=', an empty name or target, a name given twice, a
-// directory, a name that could not be a file of the job's sandbox, and a
-// URL target (Kite has no output transfer plugins) are errors, each at its
-// byte offset in the list.
+// directory and a name that could not be a file of the job's sandbox are
+// errors, each at its byte offset in the list.
 package remap
 
 import (
@@ -136,10 +136,10 @@ func checkName(n string, at int) error {
 // checkTarget refuses a target Kite cannot write.
 func checkTarget(t string, at int) error {
 	switch {
+	case IsURL(t):
+		return nil // the plugin judges the rest
 	case t == "":
 		return &SyntaxError{at, "an entry with no target after '='"}
-	case IsURL(t):
-		return &SyntaxError{at, fmt.Sprintf("%q: a remap to a URL needs an output transfer plugin, which Kite does not have", t)}
 	case strings.HasSuffix(t, "/") || path.Base(t) == "." || path.Base(t) == "..":
 		return &SyntaxError{at, fmt.Sprintf("%q is a directory: a remap names the file to write", t)}
 	case strings.ContainsRune(t, 0):

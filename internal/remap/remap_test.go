@@ -23,6 +23,9 @@ func TestParse(t *testing.T) {
 		{`a\=b = c\;d; e = f=g`, List{{"a=b", "c;d"}, {"e", "f=g"}}},
 		{"my file = my other file", List{{"my file", "my other file"}}},
 		{"sub/o3 = ../up/o3", List{{"sub/o3", "../up/o3"}}},
+		// A URL target goes through a plugin (manual: "File Transfer Using
+		// a URL").
+		{"a = s3://bucket/a; b = https://h/up/b", List{{"a", "s3://bucket/a"}, {"b", "https://h/up/b"}}},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
@@ -43,8 +46,6 @@ func TestParseErrors(t *testing.T) {
 		{" = b", 1, "no name"},
 		{"a = ", 3, "no target"},
 		{"a = b; a = c", 7, "remapped twice"},
-		{"a = s3://bucket/a", 4, "needs an output transfer plugin"},
-		{"a = http://h/a", 4, "URL"},
 		{"dir/ = x", 0, "only files"},
 		{"a = results/", 4, "is a directory"},
 		{"a = ..", 4, "is a directory"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/remap"
+	"github.com/kite-sched/kite/internal/xferplugin"
 )
 
 // stdFile describes one of the standard files: its commands and
@@ -151,7 +152,46 @@ func stepTransfer(b *builder) error {
 	if err := b.diskUsage(t); err != nil {
 		return err
 	}
+	if err := b.outputDestination(); err != nil {
+		return err
+	}
+	if v, m := b.value("transfer_checkpoint_files", "transfercheckpointfiles"); v != "" {
+		for _, f := range commaList(v) {
+			if strings.Contains(f, "/") {
+				return b.errorf(m, "transfer_checkpoint_files: %q: Kite's checkpoints hold files of the sandbox's top directory, not paths or directories", f)
+			}
+		}
+	}
+	if v, m := b.value("transfer_plugins", "transferplugins"); v != "" {
+		if _, err := xferplugin.ParseJobPlugins(v); err != nil {
+			return b.errorf(m, "%v", err)
+		}
+	}
 	return b.remaps()
+}
+
+// jobMethods are the URL schemes the job's own plugins serve
+// (transfer_plugins): no machine needs to.
+func (b *builder) jobMethods() map[string]bool {
+	plugins, _ := xferplugin.ParseJobPlugins(b.attrString("TransferPlugins"))
+	out := map[string]bool{}
+	for _, p := range plugins {
+		for _, m := range p.Methods {
+			out[m] = true
+		}
+	}
+	return out
+}
+
+// outputDestination checks that output_destination is a URL: every
+// output goes there through a plugin of the execution point (condor_submit
+// warns and goes on; Kite refuses what would send the outputs nowhere).
+func (b *builder) outputDestination() error {
+	v, m := b.value("output_destination", "outputdestination")
+	if v != "" && !isURL(v) {
+		return b.errorf(m, "output_destination must be a URL (scheme://...), not %q; output_directory names a directory", v)
+	}
+	return nil
 }
 
 // readTransfer reads the file transfer commands.
@@ -186,7 +226,11 @@ func (b *builder) readTransfer() (*transferSpec, error) {
 	switch t.when = strings.ToUpper(v); t.when {
 	case "":
 		t.when, t.whenDef = onExit, true
-	case onExit, onExitOrEvict, onSuccess, never:
+	case onExitOrEvict:
+		b.warnf(t.whenM, "when_to_transfer_output = ON_EXIT_OR_EVICT: Kite sends outputs when the job exits, not when it is evicted; checkpoint_exit_code keeps a job's progress across evictions")
+	case onSuccess:
+		b.warnf(t.whenM, "when_to_transfer_output = ON_SUCCESS: Kite sends outputs whatever the job's exit code")
+	case onExit, never:
 	default:
 		return nil, b.errorf(t.whenM, "invalid value %q for when_to_transfer_output: use ON_EXIT, ON_EXIT_OR_EVICT or ON_SUCCESS", v)
 	}
@@ -275,6 +319,21 @@ func (b *builder) remaps() error {
 	}
 	b.setString("TransferOutputRemaps", list)
 	return nil
+}
+
+// urls lists the job's files that move by URL, each through a plugin of
+// the execution point: inputs, the output destination and remap targets.
+func (b *builder) urls() []string {
+	out := commaList(b.attrString("TransferInput"))
+	if d := b.attrString("OutputDestination"); d != "" {
+		out = append(out, d)
+	}
+	if list, err := remap.Parse(b.attrString("TransferOutputRemaps")); err == nil {
+		for _, r := range list {
+			out = append(out, r.Target)
+		}
+	}
+	return out
 }
 
 // urlSchemes returns the schemes of the URLs in a transfer list, lower

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kite-sched/kite/classad/envargs"
+	"github.com/kite-sched/kite/internal/attr"
 )
 
 // Command names (lower case) and the job attribute names condor_submit
@@ -20,8 +21,7 @@ var (
 	holdKeys        = []string{"hold"}
 )
 
-// vanillaUniverse is JobUniverse for the vanilla universe, the only one
-// Kite runs.
+// vanillaUniverse is JobUniverse for the vanilla universe.
 const vanillaUniverse = 5
 
 // universeNumbers are HTCondor's universes by name, for error messages.
@@ -30,7 +30,7 @@ var universeNumbers = map[string]int{
 	"java": 10, "parallel": 11, "local": 12, "vm": 13, "docker": 5, "container": 5,
 }
 
-// stepUniverse sets JobUniverse. Only vanilla is supported.
+// stepUniverse sets JobUniverse: vanilla or java.
 func stepUniverse(b *builder) error {
 	v, m := b.value(universeKeys...)
 	if v == "" {
@@ -44,8 +44,11 @@ func stepUniverse(b *builder) error {
 	case isNum == nil && n == vanillaUniverse, name == "vanilla":
 		b.setInt("JobUniverse", vanillaUniverse)
 		return nil
+	case isNum == nil && n == attr.UniverseJava, name == "java":
+		b.setInt("JobUniverse", attr.UniverseJava)
+		return nil
 	case isNum == nil && n > 0 && n <= 13, known:
-		return b.errorf(m, "universe %s is not supported: Kite runs only vanilla universe jobs", v)
+		return b.errorf(m, "universe %s is not supported: Kite runs vanilla and java universe jobs", v)
 	}
 	return b.errorf(m, "unknown universe %q", v)
 }

@@ -51,10 +51,12 @@ var simpleCommands = []simple{
 	{[]string{"max_transfer_input_mb", "maxtransferinputmb"}, "MaxTransferInputMB", asExpr},
 	{[]string{"max_transfer_output_mb", "maxtransferoutputmb"}, "MaxTransferOutputMB", asExpr},
 	{[]string{"coresize", "coresize"}, "CoreSize", asInt},
-	{[]string{"checkpoint_exit_code", "checkpointexitcode"}, "CheckpointExitCode", asInt},
 	{[]string{"submit_event_notes", "submiteventnotes"}, "SubmitEventNotes", asString},
 	{[]string{"submit_event_user_notes", "submiteventusernotes"}, "SubmitEventUserNotes", asString},
 	{[]string{"output_destination", "outputdestination"}, "OutputDestination", asString},
+	{[]string{"transfer_plugins", "transferplugins"}, "TransferPlugins", asString},
+	{[]string{"checkpoint_exit_code", "checkpointexitcode"}, "SuccessCheckpointExitCode", asInt},
+	{[]string{"transfer_checkpoint_files", "transfercheckpointfiles"}, "TransferCheckpoint", asString},
 	{[]string{"encrypt_execute_directory", "encryptexecutedirectory"}, "EncryptExecuteDirectory", asBool},
 }
 

@@ -152,11 +152,17 @@ func stepRequirements(b *builder) error {
 	b.resourceClauses(&r, refs)
 	b.customClauses(&r, refs)
 	b.transferClauses(&r, refs)
+	b.checkpointClause(&r, refs)
 	return b.setExpr("Requirements", r.String(), m)
 }
 
-// hostClauses requires the submit host's architecture and OS.
+// hostClauses requires the submit host's architecture and OS, or for a
+// java universe job a machine with a JVM (HasJava), as condor_submit does.
 func (b *builder) hostClauses(r *reqBuilder, refs map[string]bool) {
+	if b.isJava() {
+		r.and("TARGET.HasJava")
+		return
+	}
 	h := b.x.env.Host
 	if !refs["arch"] {
 		r.and(`(TARGET.Arch == ` + quote(h.Arch) + `)`)
@@ -253,6 +259,21 @@ func (b *builder) customRequests() []string {
 	return attrs
 }
 
+// checkpointClause requires, for a self-checkpointing job
+// (checkpoint_exit_code), a machine that sends its checkpoints and
+// restarts it; as condor_submit does, the job then wants its files sent
+// at each checkpoint (WantFTOnCheckpoint), without which HTCondor's
+// starter ignores the code.
+func (b *builder) checkpointClause(r *reqBuilder, refs map[string]bool) {
+	if _, ok := b.attr("SuccessCheckpointExitCode"); !ok {
+		return
+	}
+	b.setBool("WantFTOnCheckpoint", true)
+	if !refs["hasselfcheckpointtransfers"] {
+		r.WriteString(" && TARGET.HasSelfCheckpointTransfers")
+	}
+}
+
 // transferClauses requires a machine in the submit host's file system
 // domain, or one that can transfer files, as should_transfer_files says.
 func (b *builder) transferClauses(r *reqBuilder, refs map[string]bool) {
@@ -272,10 +293,18 @@ func (b *builder) transferClauses(r *reqBuilder, refs map[string]bool) {
 		r.WriteString(" && (" + domain)
 		open, close = " || (", "))"
 	}
-	r.WriteString(open + "TARGET.HasFileTransfer")
+	// A job bringing its own plugins needs a machine that runs them
+	// (condor_submit's rule), and no machine plugin for their schemes.
+	check, own := "TARGET.HasFileTransfer", b.jobMethods()
+	if len(own) > 0 {
+		check = "TARGET.HasJobTransferPlugins"
+	}
+	r.WriteString(open + check)
 	if !refs["hasfiletransferpluginmethods"] {
-		for _, s := range urlSchemes(commaList(b.attrString("TransferInput"))) {
-			r.WriteString(` && stringListIMember("` + s + `",TARGET.HasFileTransferPluginMethods)`)
+		for _, s := range urlSchemes(b.urls()) {
+			if !own[s] {
+				r.WriteString(` && stringListIMember("` + s + `",TARGET.HasFileTransferPluginMethods)`)
+			}
 		}
 	}
 	r.WriteString(close)

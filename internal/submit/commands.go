@@ -27,6 +27,7 @@ func (x *expander) steps() []step {
 		step{"error", stdStep(stderrFile)},
 		step{"image_size", stepImageSize},
 		step{"transfer", stepTransfer},
+		step{"java", stepJava},
 		step{"request_cpus", requestStep(requestCpus, "1")},
 		step{"request_memory", requestStep(requestMemory, "128")},
 		step{"request_disk", requestStep(requestDisk, defaultRequestDisk)},
@@ -66,7 +67,7 @@ var ignoredCommands = map[string]string{
 }
 
 func init() {
-	lists := [][]string{universeKeys, iwdKeys, executableKeys, transferExeKeys, argumentsKeys,
+	lists := [][]string{universeKeys, iwdKeys, executableKeys, transferExeKeys, argumentsKeys, jarFilesKeys, javaVMArgKeys,
 		environmentKeys, getenvKeys, holdKeys,
 		stdinFile.keys, stdinFile.transferKeys, stdinFile.streamKeys,
 		stdoutFile.keys, stdoutFile.transferKeys, stdoutFile.streamKeys,

@@ -237,13 +237,14 @@ func (af *autoFormat) format(v eval.Value) string {
 const timestampLayout = "2006-01-02 15:04:05"
 
 // formatValue prints a value as the tools show it: strings bare (or in
-// quotes), reals without trailing zeros.
+// quotes), reals as HTCondor's tools print them with the old-ClassAd
+// unparser (condor_q -af: 0.25, 3.0, 1000000.0; ast.AppendLongReal).
 func formatValue(v eval.Value, quoted bool) string {
 	if s, ok := v.StringValue(); ok && !quoted {
 		return s
 	}
 	if r, ok := v.RealValue(); ok {
-		return fmt.Sprintf("%g", r)
+		return string(ast.AppendLongReal(nil, r))
 	}
 	return v.String()
 }

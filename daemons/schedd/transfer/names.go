@@ -47,6 +47,9 @@ func outputPath(v *queue.View, file string) (dest, error) {
 	if err != nil {
 		return dest{}, fmt.Errorf("job %s: %v", v.ID, err)
 	}
+	if remap.IsURL(target) || v.String(attr.OutputDestination) != "" {
+		return dest{}, fmt.Errorf("output file %q of job %s goes to a URL, which the execution point sends it to", file, v.ID)
+	}
 	if !named && !remapped && leavesDir(file) {
 		return dest{}, fmt.Errorf("output file %q of job %s would leave the job's directory", file, v.ID)
 	}

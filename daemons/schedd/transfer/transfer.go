@@ -39,6 +39,7 @@ import (
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
+	"github.com/kite-sched/kite/internal/xferplugin"
 )
 
 // Files serves and takes job files.
@@ -55,6 +56,9 @@ type Files struct {
 	// output), and whether it moved whole (err nil).
 	Moved func(direction string, n int64, err error)
 	Log   *slog.Logger
+	// Checkpoints is the directory self-checkpointing jobs' checkpoints
+	// are kept in (checkpoint.go).
+	Checkpoints string
 }
 
 // asOwner runs fn as the job's account.
@@ -108,9 +112,14 @@ func resolve(v *queue.View, name string) string {
 }
 
 // inputPath returns the file to serve for an input name, if the job names
-// it.
+// it: its executable, standard input, input files and own transfer
+// plugins.
 func inputPath(v *queue.View, file string) (string, bool) {
 	named := append([]string{v.String(attr.Cmd), v.String(attr.In)}, fileList(v, attr.TransferInput)...)
+	plugins, _ := xferplugin.ParseJobPlugins(v.String(attr.TransferPlugins))
+	for _, p := range plugins {
+		named = append(named, p.Path)
+	}
 	for _, n := range named {
 		if n != "" && n != "/dev/null" && n == file {
 			return resolve(v, n), true
