@@ -125,7 +125,12 @@ func (s *Server) handleAct(ctx context.Context, r *wire.Request) (any, error) {
 			return nil, wire.Unavailable("%v", err)
 		}
 	}
+	dags, err := s.actDAGs(sel, a.All, r.Caller, a.Action) // a removed DAG removes its node jobs
+	if err != nil {
+		return nil, wire.Unavailable("%v", err)
+	}
 	res, err := s.actBatches(sel, r.Caller, act)
+	res.DAGs = dags
 	if err == nil && a.Action == wire.ActRelease { // and resumes after them
 		factories, err = s.actFactories(sel, a.All, r.Caller, a.Action)
 	}
@@ -228,6 +233,9 @@ func (s *Server) leave(tx *queue.Tx, j *queue.Job) {
 	}
 	tx.Delete(j, attrClaimID)
 	tx.Delete(j, attrStartdAddr)
+	if v := tx.View(j); v.Int(attr.CheckpointNumber, 0) > 0 {
+		s.pruneCheckpoints(j.ID, 0)
+	}
 	tx.Leave(j)
 }
 

@@ -31,8 +31,11 @@
 // events; replication.go sees each first and handles those of jobs that
 // run several instances), lost.go and restart.go (machines lost, and the
 // schedd's own restart), act.go and submit.go (users' changes), query.go,
-// advertise.go, policy.go (the periodic timer). Job event logs are
-// written by internal/userlog, as each job's owner.
+// advertise.go, policy.go (the periodic timer), dag*.go (DAGs of
+// HTCondor's DAGMan language, parsed and stepped by internal/dag, whose
+// state changes in the queue's transactions with their node jobs': see
+// dag.go). Job event logs are written by internal/userlog, as each job's
+// owner.
 //
 // Every change a user cares about is committed before it is answered:
 // submits, edits, holds, removals, a job's start and end. Changes that

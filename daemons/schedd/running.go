@@ -254,6 +254,7 @@ func (s *Server) startIn(tx *queue.Tx, j *queue.Job, c *claims.Claim) {
 	tx.SetInt(j, attr.LastMatchTime, now.Unix())
 	v := tx.View(j)
 	tx.SetInt(j, attr.NumJobMatches, v.Int(attr.NumJobMatches, 0)+1)
+	s.matched(tx, j, c, now)
 }
 
 // setClaim records durably which claim runs a job.
@@ -293,7 +294,7 @@ func (s *Server) next(c *claims.Claim) (queue.JobID, bool) {
 				plain := v.Own.Len() <= 1 // ProcId only: the cluster decides
 				if !known || !plain {
 					ad := mat.Ad(&v)
-					fits = m.Matches(ad, c.Slot) && limitsKey(ad) == c.Limits
+					fits = m.MatchesOnce(ad, c.Slot) && limitsKey(ad) == c.Limits
 					if plain {
 						cache[v.Cluster] = fits
 					}
@@ -405,6 +406,7 @@ func (s *Server) vacate(ctx context.Context, c *claims.Claim, reason string) {
 // startd has not answered for longer than the lease is lost.
 func (s *Server) keepAlive(ctx context.Context) {
 	every(ctx, max(s.cfg.ClaimLease/3, 10*time.Millisecond), func() {
+		s.handoffs.sweep(s.claims.Known)
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, 32)
 		for _, c := range s.claims.All() {

@@ -117,6 +117,7 @@ type Server struct {
 	start       time.Time
 	ready       chan struct{}
 	claims      *claims.Registry
+	handoffs    handoffs // next jobs handed in end reports' answers (handoff.go)
 	replication *replication
 	files       *transfer.Files
 	kick        chan struct{} // advertise (and poke the negotiator) soon
@@ -124,6 +125,7 @@ type Server struct {
 	met         *scheddMetrics
 	types       *jobtypes.Stats // job type statistics
 	factories   *factory.Set    // late materialization, read and changed under the queue's lock
+	dags        *dagSet         // DAGs (dag.go), read and changed under the queue's lock
 	lost        *lostStartds    // lost machines (lost.go)
 
 	mu   sync.Mutex
@@ -169,7 +171,8 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	s.replication = newReplication(s)
 	s.lost = newLostStartds()
 	s.reg, s.met = s.newMetrics()
-	s.files = &transfer.Files{Job: s.instanceJob, SendOutputs: s.claims.SendOutputs, Accounts: s.ids, Moved: s.met.transferred, Log: s.log}
+	s.files = &transfer.Files{Job: s.instanceJob, SendOutputs: s.claims.SendOutputs, Accounts: s.ids, Moved: s.met.transferred, Log: s.log,
+		Checkpoints: filepath.Join(cfg.Spool, "checkpoints")}
 	return s, nil
 }
 
@@ -222,6 +225,9 @@ func (s *Server) Run(ctx context.Context) error {
 	if err := s.openFactories(); err != nil {
 		return fmt.Errorf("schedd: %w", err)
 	}
+	if err := s.openDAGs(); err != nil {
+		return fmt.Errorf("schedd: %w", err)
+	}
 	if s.types, err = jobtypes.Open(q, s.now); err != nil {
 		// Statistics only: a full disk must not keep the schedd down.
 		s.log.Error("job type statistics not rebuilt (again at the next start)", "err", err)
@@ -250,6 +256,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.wg.Go(func() { s.keepAlive(ctx) })
 	s.wg.Go(func() { s.lostLoop(ctx) })
 	s.wg.Go(func() { s.settleOrphans(ctx) })
+	s.wg.Go(func() { s.dagLoop(ctx) })
 	s.log.Info("serving", "addr", addr, "name", s.name)
 	close(s.ready)
 	// A commit that fails (a full disk) is refused and undone by the
@@ -314,10 +321,13 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathAct, auth.Write, s.handleAct)
 	m.Handle("POST "+wire.PathEdit, auth.Write, s.handleEdit)
 	m.Handle("POST "+wire.PathTail, auth.Write, s.handleTail)
+	m.HandleRaw("POST "+wire.PathShell, auth.Write, s.handleShell)
 	m.HandleStream("POST "+wire.PathHistory, auth.Read, s.handleHistory)
 	m.LimitBody(s.cfg.MaxBodyBytes, "schedd.max_body_bytes")
 	m.Handle("POST "+wire.PathSubmit, auth.Write, s.handleSubmit)
 	m.Handle("POST "+wire.PathSubmitFactory, auth.Write, s.handleSubmitFactory)
+	m.Handle("POST "+wire.PathSubmitDAG, auth.Write, s.handleSubmitDAG)
+	m.Handle("POST "+wire.PathDAGs, auth.Read, s.handleDAGs)
 	m.Handle("POST "+wire.PathResourceRequests, auth.Daemon, s.handleRequests)
 	m.Handle("POST "+wire.PathMatches, auth.Daemon, s.handleMatches)
 	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdate)
@@ -325,6 +335,8 @@ func (s *Server) mux() *wire.Mux {
 	metrics.Serve(m, s.reg)
 	m.SetMaxBody(maxOutputBytes) // outputs stream to disk: no body bound but this
 	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.files.Output)
+	m.HandleRaw("PUT "+wire.PathJobCheckpoint, auth.Daemon, s.files.Checkpoint)
+	m.HandleRaw("GET "+wire.PathJobCheckpoint, auth.Daemon, s.files.Checkpoint)
 	return m
 }
 

@@ -116,7 +116,7 @@ func TestRefusals(t *testing.T) {
 		{"not json", submit(c, `[{"Cmd": }]`), "submit: "},
 		{"no jobs", submit(c, `[{"Cmd":"/bin/true"}]`), "at least one job"},
 		{"proc order", submit(c, `[{"Cmd":"/bin/true"},{"ProcId":1}]`), "job 0: ProcId must be 0"},
-		{"universe", submit(c, `[{"JobUniverse":7},{"ProcId":0}]`), "Kite runs the vanilla universe"},
+		{"universe", submit(c, `[{"JobUniverse":7},{"ProcId":0}]`), "Kite runs the vanilla (5) and java (10) universes"},
 		{"owner in proc", submit(c, `[{},{"ProcId":0,"Owner":"root"}]`), "sets Owner, which is immutable"},
 		{"running", submit(c, `[{"JobStatus":2},{"ProcId":0}]`), "jobs are submitted idle (1) or held (5)"},
 		{"used cluster", submit("1", `[{},{"ProcId":0}]`), "was used already"},

@@ -161,8 +161,8 @@ func (s *Server) checkCluster(cluster int64, owner, account string, ad *classad.
 	if e, ok := ad.Lookup(attr.ClusterID); ok && !isInt(e, cluster) {
 		return wire.BadRequest("submit: the cluster ad's ClusterId is %s, not %d", ast.String(e), cluster)
 	}
-	if e, ok := ad.Lookup(attr.JobUniverse); ok && !isInt(e, attr.UniverseVanilla) {
-		return wire.BadRequest("submit: JobUniverse %s: Kite runs the vanilla universe (5)", ast.String(e))
+	if e, ok := ad.Lookup(attr.JobUniverse); ok && !isInt(e, attr.UniverseVanilla) && !isInt(e, attr.UniverseJava) {
+		return wire.BadRequest("submit: JobUniverse %s: Kite runs the vanilla (5) and java (10) universes", ast.String(e))
 	}
 	now := s.now().Unix()
 	ad.Set(attr.ClusterID, ast.Int(cluster))

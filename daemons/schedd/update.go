@@ -30,6 +30,11 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 		return nil, err
 	}
 	c := s.claims.Of(id, u.ClaimID)
+	if c == nil && u.TakesNext {
+		if act := s.handedAgain(id, &u); act != nil {
+			return wire.JobUpdateResult{Next: act}, nil
+		}
+	}
 	if c == nil && s.claims.Reconnecting(id) {
 		// Its startd has not answered the restart's question yet: the
 		// event is taken once it has, when the job's claim is known.
@@ -39,6 +44,7 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 		return nil, wire.NotFound("job %s does not run under that claim here", u.Job)
 	}
 	s.met.events.WithLabelValues(eventLabel(u.Event)).Inc()
+	s.handoffs.heard(u.ClaimID, id)
 	at := time.Unix(u.Time, 0)
 	if u.Time == 0 {
 		at = s.now()
@@ -46,8 +52,10 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 	switch u.Event {
 	case wire.EventStarted:
 		return nil, s.started(id, c, at)
+	case wire.EventCheckpointed:
+		return nil, s.checkpointed(id, &u, at)
 	case wire.EventExited, wire.EventHeld, wire.EventFailed:
-		return nil, s.ended(id, c, &u, at)
+		return s.ended(id, c, &u, at)
 	case wire.EventEvicted:
 		// The claim's job is gone; the claim is given back (a vacate
 		// leaves it idle at the startd).
@@ -67,7 +75,7 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 		s.kickAds()
 		return nil, unavailable(err)
 	}
-	return nil, wire.BadRequest("unknown job event %q (started, exited, evicted, held, failed)", u.Event)
+	return nil, wire.BadRequest("unknown job event %q (started, checkpointed, exited, evicted, held, failed)", u.Event)
 }
 
 func unavailable(err error) error {
@@ -103,6 +111,7 @@ func (s *Server) recordStart(tx *queue.Tx, j *queue.Job, c *claims.Claim, at tim
 		tx.SetInt(j, attr.JobStartDate, at.Unix())
 	}
 	tx.SetInt(j, attr.NumJobStarts, v.Int(attr.NumJobStarts, 0)+1)
+	runStarted(tx, j, at)
 	ev.add(&v, userlog.Event{Code: userlog.Execute, Time: at, Host: "<" + c.Startd + ">", Slot: c.SlotName})
 	return wait, first
 }
@@ -116,12 +125,14 @@ func addUsage(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate) {
 	if u.PeakMemoryMB > 0 {
 		tx.SetInt(j, attr.MemoryUsage, u.PeakMemoryMB)
 	}
+	runEnded(tx, j, u)
 }
 
 // ended records a job's exit, hold or failure at the startd, applies the
 // job's on-exit policy and, in the same transaction, starts the owner's
-// next job that fits on the claim: one commit for both.
-func (s *Server) ended(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at time.Time) error {
+// next job that fits on the claim: one commit for both. The next job goes
+// to the startd in the answer when it takes it, else in an activation.
+func (s *Server) ended(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at time.Time) (any, error) {
 	s.claims.Detach(c)
 	next, haveNext := s.next(c)
 	started := false
@@ -166,13 +177,18 @@ func (s *Server) ended(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at ti
 	s.kickAds()
 	switch {
 	case err != nil:
-		return wire.Unavailable("%v", err)
+		return nil, wire.Unavailable("%v", err)
+	case started && u.TakesNext:
+		if act := s.handOff(c, id, next); act != nil {
+			return wire.JobUpdateResult{Next: act}, nil
+		}
+		s.goBackground(func(ctx context.Context) { s.sendActivate(ctx, c, next) })
 	case started:
 		s.goBackground(func(ctx context.Context) { s.sendActivate(ctx, c, next) })
 	default:
 		s.goBackground(func(ctx context.Context) { s.reuse(ctx, c) })
 	}
-	return nil
+	return nil, nil
 }
 
 // exited records a job's exit and applies its on-exit policy: held,
@@ -184,6 +200,7 @@ func (s *Server) exited(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate, at time.T
 		tx.Delete(j, attr.ExitCode)
 	} else {
 		tx.SetInt(j, attr.ExitCode, int64(u.ExitCode))
+		tx.SetInt(j, attr.ExitStatus, int64(u.ExitCode)) // its old name
 		tx.Delete(j, attr.ExitSignal)
 	}
 	v := tx.View(j)

@@ -1,6 +1,8 @@
 package startd
 
 import (
+	"strings"
+
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/startd/slots"
@@ -109,6 +111,12 @@ func (s *Server) machineAttrs(ad *classad.Ad) {
 	ad.Set(attr.ClockMin, ast.Int(int64(now.Hour()*60+now.Minute())))
 	ad.Set(attr.ClockDay, ast.Int(int64(now.Weekday())))
 	ad.Set(attr.HasFileTransfer, ast.Bool(true))
+	if s.plugins != nil {
+		ad.Set(attr.HasFileTransferPluginMethods, ast.Str(strings.Join(s.plugins.Methods(), ",")))
+		ad.Set(attr.HasJobTransferPlugins, ast.Bool(true))
+	}
+	s.javaAttrs(ad)
+	ad.Set(attr.HasSelfCheckpointTransfers, ast.Bool(true))
 	ad.Set(attr.FileSystemDomain, ast.Str(s.host))
 	ad.Set(attr.UIDDomain, ast.Str(s.host))
 	ad.Set(attr.MachineMaxVacateTime, ast.Int(int64(s.cfg.KillGrace.Seconds())))

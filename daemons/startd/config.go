@@ -37,6 +37,14 @@ type Config struct {
 	Cgroups                     bool   // put jobs in cgroup v2 groups where possible
 	CgroupParent                string // "" is the startd's own group
 	ConsoleDevices              []string
+	// URLTransfers lets jobs name inputs by URL; Plugins are the site's
+	// file transfer plugins besides the built-in one.
+	URLTransfers bool
+	Plugins      []string
+	// Java is the JVM for java universe jobs ("" none); JavaArgs go
+	// before the job's arguments.
+	Java     string
+	JavaArgs []string
 
 	// Policy holds the policy expressions by ad attribute (Start, Rank,
 	// IsOwner, Suspend, Continue, Preempt, Kill, MaxJobRetirementTime).
@@ -55,6 +63,10 @@ type Config struct {
 	// BenchmarkMs replaces the benchmark time node monitoring derives
 	// from the measured speed when > 0 (tests).
 	BenchmarkMs float64
+	// Simulate runs jobs without processes, for scale tests: each lasts
+	// its declared run time, the job attribute KiteSimRunTime (seconds),
+	// and exits with KiteSimExitCode (starter/simulate.go).
+	Simulate bool
 }
 
 // Sensors read what changes on the machine while the startd runs.
@@ -76,6 +88,8 @@ func ConfigFrom(c *config.Config) Config {
 		KillGrace: s.KillGrace.Duration, SampleInterval: s.SampleInterval.Duration,
 		HoldIfMemoryExceeded: s.HoldIfMemoryExceeded, Cgroups: s.Cgroup == "auto", CgroupParent: s.CgroupParent,
 		ConsoleDevices: s.ConsoleDevices, Policy: s.PolicyExprs(), Attributes: s.Attributes,
+		URLTransfers: s.URLTransfers, Plugins: c.Paths(s.FileTransferPlugins),
+		Java: s.Java, JavaArgs: s.JavaExtraArguments,
 		Sita: sita.HostConfig(s.Sita),
 	}
 }

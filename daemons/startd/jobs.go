@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/daemons/startd/starter"
 	"github.com/kite-sched/kite/internal/wire"
@@ -14,6 +15,8 @@ import (
 func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	c := st.claim
 	c.job, c.jobID, c.activated, c.retireUntil, c.bySchedd = job, jobID, s.now(), time.Time{}, false
+	spare := c.spare // the job's now
+	c.spare = nil
 	c.expires = s.now().Add(c.lease)
 	sc := s.schedd(c)
 	machine := s.slotAd(st)
@@ -23,7 +26,7 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
 		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, s.reportOf(c, jobID, sc, keep)), Timing: s.met.timing,
-		MachineAd: machine, Log: s.log, Now: s.now,
+		MachineAd: machine, Spare: spare, Recycle: func(d *sandbox.Dir) { s.recycle(st, c, d) }, Plugins: s.plugins, JVM: s.jvm(), Checkpoints: sc, Log: s.log, Now: s.now, Simulate: s.cfg.Simulate,
 		Ended: func(u wire.JobUpdate) { s.jobEnded(st, c, u) },
 		Keep:  keep.keep,
 	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
@@ -38,11 +41,18 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 // given up), keep-alives stop naming the job.
 func (s *Server) reportOf(c *claim, jobID string, sc *scheddClient, keep *keptResult) func(context.Context, wire.JobUpdate) error {
 	return func(_ context.Context, u wire.JobUpdate) error {
-		last := u.Event != wire.EventStarted
+		last := u.Event != wire.EventStarted && u.Event != wire.EventCheckpointed
 		if last {
 			keep.keep(u) // a killed startd reports it after its restart
+			u.TakesNext = true
 		}
-		err := sc.report(s.reports, u)
+		var res wire.JobUpdateResult
+		err := sc.report(s.reports, u, &res)
+		defer func() {
+			if res.Next != nil {
+				s.takeNext(sc, res.Next)
+			}
+		}()
 		if last {
 			s.mu.Lock()
 			if c.reporting == jobID {
@@ -54,6 +64,28 @@ func (s *Server) reportOf(c *claim, jobID string, sc *scheddClient, keep *keptRe
 			}
 		}
 		return err
+	}
+}
+
+// takeNext runs the claim's next job an end report's answer brought, as
+// an activation; one it cannot run is reported evicted, which gives the
+// job back to idle and the claim back to the startd.
+func (s *Server) takeNext(sc *scheddClient, act *wire.Activate) {
+	err := s.activate(act)
+	if err == nil {
+		return
+	}
+	jobID, idErr := jobIDOf(act.Job)
+	if idErr != nil {
+		s.log.Error("the schedd's answer brought a job with no id", "err", idErr)
+		return
+	}
+	s.log.Info("refusing the claim's next job", "job", jobID, "err", err)
+	u := wire.JobUpdate{ClaimID: act.ClaimID, Job: jobID, Event: wire.EventEvicted, Time: s.now().Unix(),
+		Reason: "the startd refused to run the job: " + err.Error()}
+	next := &scheddClient{s: s, addr: sc.addr, claim: act.ClaimID, job: jobID, hc: s.files}
+	if err := next.report(s.reports, u, nil); err != nil {
+		s.log.Warn("reporting a refused job", "job", jobID, "err", err)
 	}
 }
 
@@ -118,11 +150,36 @@ func (s *Server) endClaim(st *slotState, reason string, fast bool) {
 	}
 }
 
+// recycle keeps the sandbox a claim's job parked for the claim's next job,
+// or removes it when the claim is ending or gone.
+func (s *Server) recycle(st *slotState, c *claim, d *sandbox.Dir) {
+	s.mu.Lock()
+	keep := st.claim == c && c.ending == "" && c.spare == nil
+	if keep {
+		c.spare = d
+	}
+	s.mu.Unlock()
+	if !keep {
+		s.removeSandbox(d)
+	}
+}
+
+// removeSandbox removes a sandbox no job uses.
+func (s *Server) removeSandbox(d *sandbox.Dir) {
+	if err := d.Remove(); err != nil {
+		s.log.Warn("removing a spare sandbox", "dir", d.Path, "err", err)
+	}
+}
+
 // free ends a slot's claim for good (the lock is held): a dynamic slot
 // disappears and gives its resources back; another slot gets a new claim
 // id and goes Unclaimed, Owner or Drained.
 func (s *Server) free(st *slotState) {
 	close(st.claim.gone)
+	if d := st.claim.spare; d != nil {
+		st.claim.spare = nil
+		s.jobs.Go(func() { s.removeSandbox(d) })
+	}
 	st.claim, st.preemptID = nil, ""
 	s.freed = true
 	if st.Kind == slots.Dynamic {

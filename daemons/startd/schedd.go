@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/kite-sched/kite/internal/daemon"
@@ -38,22 +39,27 @@ func newFileClient(env *daemon.Env) *http.Client {
 	}}
 }
 
-// fileURL is the URL of a transfer endpoint for one file of the job.
-func (c *scheddClient) fileURL(path, name string) string {
+// fileURL is the URL of a transfer endpoint for one file of the job
+// (of its checkpoint ckpt when > 0).
+func (c *scheddClient) fileURL(path, name string, ckpt int) string {
 	scheme := "http"
 	if c.s.env.ClientTLS != nil {
 		scheme = "https"
 	}
 	q := url.Values{"job": {c.job}, "file": {name}}
+	if ckpt > 0 {
+		q.Set("checkpoint", strconv.Itoa(ckpt))
+	}
 	return scheme + "://" + c.addr + path + "?" + q.Encode()
 }
 
-// do sends a file request with the daemon's token and the claim id.
-func (c *scheddClient) do(ctx context.Context, method, path, name string, body io.Reader, size int64, sum string) (*http.Response, error) {
+// do sends a request for a file (of checkpoint ckpt when > 0) with the
+// daemon's token and the claim id.
+func (c *scheddClient) do(ctx context.Context, method, path, name string, ckpt int, body io.Reader, size int64, sum string) (*http.Response, error) {
 	if c.s.crashed.Load() {
 		return nil, errKilled
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.fileURL(path, name), body)
+	req, err := http.NewRequestWithContext(ctx, method, c.fileURL(path, name, ckpt), body)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +100,17 @@ func answerError(resp *http.Response) error {
 
 // Fetch gets an input file.
 func (c *scheddClient) Fetch(ctx context.Context, name string, w io.Writer) (string, error) {
-	resp, err := c.do(ctx, http.MethodGet, wire.PathJobInput, name, nil, 0, "")
+	return c.fetch(ctx, wire.PathJobInput, name, 0, w)
+}
+
+// FetchCheckpoint gets a file of the job's committed checkpoint n.
+func (c *scheddClient) FetchCheckpoint(ctx context.Context, n int, name string, w io.Writer) (string, error) {
+	return c.fetch(ctx, wire.PathJobCheckpoint, name, n, w)
+}
+
+// fetch gets a file from a transfer endpoint.
+func (c *scheddClient) fetch(ctx context.Context, path, name string, ckpt int, w io.Writer) (string, error) {
+	resp, err := c.do(ctx, http.MethodGet, path, name, ckpt, nil, 0, "")
 	if err != nil {
 		return "", err
 	}
@@ -111,7 +127,17 @@ func (c *scheddClient) Fetch(ctx context.Context, name string, w io.Writer) (str
 
 // Send sends an output file.
 func (c *scheddClient) Send(ctx context.Context, name string, r io.Reader, size int64, sum string) error {
-	resp, err := c.do(ctx, http.MethodPut, wire.PathJobOutput, name, r, size, sum)
+	return c.send(ctx, wire.PathJobOutput, name, 0, r, size, sum)
+}
+
+// SendCheckpoint sends a file of the job's checkpoint n.
+func (c *scheddClient) SendCheckpoint(ctx context.Context, n int, name string, r io.Reader, size int64, sum string) error {
+	return c.send(ctx, wire.PathJobCheckpoint, name, n, r, size, sum)
+}
+
+// send puts a file to a transfer endpoint.
+func (c *scheddClient) send(ctx context.Context, path, name string, ckpt int, r io.Reader, size int64, sum string) error {
+	resp, err := c.do(ctx, http.MethodPut, path, name, ckpt, r, size, sum)
 	if err != nil {
 		return err
 	}
@@ -131,8 +157,12 @@ const (
 
 // report sends a job event, retrying while the schedd cannot be reached;
 // a schedd that refuses it (it no longer knows the claim) is not asked
-// again.
-func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate) error {
+// again. The answer goes to res unless it is nil.
+func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate, res *wire.JobUpdateResult) error {
+	var out any
+	if res != nil {
+		out = res
+	}
 	if c.s.crashed.Load() {
 		return errKilled
 	}
@@ -145,7 +175,7 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate) error {
 			return errKilled // nothing leaves a dead machine
 		}
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, nil)
+		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, out)
 		cancel()
 		var we *wire.Error
 		if err == nil || errors.As(err, &we) && we.Status < 500 {

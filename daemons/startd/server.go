@@ -22,6 +22,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/startd/cgroups"
+	"github.com/kite-sched/kite/daemons/startd/javabench"
 	"github.com/kite-sched/kite/daemons/startd/resources"
 	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/daemons/startd/slots"
@@ -33,6 +34,7 @@ import (
 	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/sita"
 	"github.com/kite-sched/kite/internal/wire"
+	"github.com/kite-sched/kite/internal/xferplugin"
 )
 
 // namedExpr is an attribute of every slot ad.
@@ -54,8 +56,10 @@ type Server struct {
 	sensors     Sensors
 	machine     resources.Machine
 	host        string
-	policy      []namedExpr // Start, Rank, ... as configured
-	attrs       []namedExpr // [startd.attributes]
+	policy      []namedExpr     // Start, Rank, ... as configured
+	attrs       []namedExpr     // [startd.attributes]
+	plugins     *xferplugin.Set // nil: no URL transfers
+	java        *javabench.Info // nil: no JVM
 	cgroups     *cgroups.Manager
 	start       time.Time
 	ready       chan struct{}
@@ -117,7 +121,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.mon.recover(left)
-	steps := []func() error{s.detect, s.compilePolicy, s.layout}
+	steps := []func() error{s.detect, s.compilePolicy, s.loadPlugins, s.detectJava, s.layout}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("startd: %w", err)
@@ -144,6 +148,11 @@ func (s *Server) prepareExecuteDir() ([]time.Time, error) {
 	}
 	var left []time.Time
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), sandbox.SparePrefix) { // no job was running there
+			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+				s.log.Warn("a spare sandbox left behind cannot be removed", "dir", e.Name(), "err", err)
+			}
+		}
 		if strings.HasPrefix(e.Name(), sandbox.Prefix) {
 			s.log.Info("removing a sandbox left behind", "dir", e.Name())
 			left = append(left, sandboxMade(filepath.Join(dir, e.Name())))
@@ -195,6 +204,23 @@ func (s *Server) compilePolicy() error {
 			return err
 		}
 		s.attrs = append(s.attrs, namedExpr{name, e})
+	}
+	return nil
+}
+
+// loadPlugins asks the configured file transfer plugins what they serve
+// (HTCondor's FILETRANSFER_PLUGINS query); a plugin that does not answer
+// is left out with a warning, as HTCondor leaves it out. Their StartdAttrs
+// join the host's attributes.
+func (s *Server) loadPlugins() error {
+	if !s.cfg.URLTransfers {
+		return nil
+	}
+	s.plugins = xferplugin.Load(context.Background(), s.cfg.Plugins, func(path string, err error) {
+		s.log.Warn("file transfer plugin left out", "plugin", path, "err", err)
+	})
+	for _, a := range s.plugins.Attrs() {
+		s.attrs = append(s.attrs, namedExpr{a.Name, a.Expr})
 	}
 	return nil
 }
@@ -376,6 +402,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathRelease, auth.Daemon, s.handleRelease)
 	m.Handle("POST "+wire.PathVacate, auth.Daemon, s.handleVacate)
 	m.Handle("POST "+wire.PathClaimFile, auth.Daemon, s.handleClaimFile)
+	m.HandleRaw("POST "+wire.PathClaimShell, auth.Daemon, s.handleClaimShell)
 	m.SetMaxBody(64 << 10) // the tools' requests name a few slots
 	m.Handle("GET "+PathSlots, auth.Read, s.handleSlots)
 	m.Handle("POST "+PathDrain, auth.Administrator, s.handleDrain)

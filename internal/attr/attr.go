@@ -72,6 +72,11 @@ const (
 	TransferInput        = "TransferInput"
 	TransferOutput       = "TransferOutput"
 	TransferOutputRemaps = "TransferOutputRemaps"
+	// OutputDestination is a URL all of a job's outputs go to, through a
+	// file transfer plugin (output_destination).
+	OutputDestination = "OutputDestination"
+	// TransferPlugins lists the plugins a job brings, "TAG=path; ...".
+	TransferPlugins      = "TransferPlugins"
 	ShouldTransferFiles  = "ShouldTransferFiles"
 	WhenToTransferOutput = "WhenToTransferOutput"
 	JobBatchName         = "JobBatchName"
@@ -139,9 +144,46 @@ const (
 	// could run as its owner.
 	RunAsOwner      = "RunAsOwner"
 	HasFileTransfer = "HasFileTransfer"
-	RemoteOwner     = "RemoteOwner"
-	RemoteUser      = "RemoteUser"
-	JobID           = "JobId"
+	// HasFileTransferPluginMethods lists the URL schemes a machine's
+	// file transfer plugins serve, comma separated.
+	HasFileTransferPluginMethods = "HasFileTransferPluginMethods"
+	// HasJobTransferPlugins says a machine runs the plugins jobs bring.
+	HasJobTransferPlugins = "HasJobTransferPlugins"
+	// HasSelfCheckpointTransfers says a machine runs self-checkpointing
+	// jobs: it sends their checkpoints and restarts them.
+	HasSelfCheckpointTransfers = "HasSelfCheckpointTransfers"
+
+	// The record of a job's matches and runs (HTCondor's manual, "Job
+	// ClassAd Attributes"; the schedd's jobattrs.go).
+	FirstJobMatchDate            = "FirstJobMatchDate"
+	CpusProvisioned              = "CpusProvisioned"
+	MemoryProvisioned            = "MemoryProvisioned"
+	DiskProvisioned              = "DiskProvisioned"
+	JobCurrentStartExecutingDate = "JobCurrentStartExecutingDate"
+	LastRemoteWallClockTime      = "LastRemoteWallClockTime"
+	CumulativeSlotTime           = "CumulativeSlotTime"
+	CommittedTime                = "CommittedTime"
+	CommittedSlotTime            = "CommittedSlotTime"
+	CumulativeRemoteUserCpu      = "CumulativeRemoteUserCpu"
+	CumulativeRemoteSysCpu       = "CumulativeRemoteSysCpu"
+	ResidentSetSize              = "ResidentSetSize"
+	ExitStatus                   = "ExitStatus"
+	NumShadowStarts              = "NumShadowStarts"
+
+	// Self-checkpointing (checkpoint_exit_code): the exit code that means
+	// "checkpoint taken", that the job wants its files sent then, the
+	// files of a checkpoint (TransferCheckpoint; default: its outputs),
+	// the last committed checkpoint's number and files, and when.
+	SuccessCheckpointExitCode = "SuccessCheckpointExitCode"
+	WantFTOnCheckpoint        = "WantFTOnCheckpoint"
+	TransferCheckpoint        = "TransferCheckpoint"
+	CheckpointNumber          = "CheckpointNumber"
+	CheckpointFiles           = "KiteCheckpointFiles"
+	JobLastCheckpointTime     = "JobLastCheckpointTime"
+
+	RemoteOwner = "RemoteOwner"
+	RemoteUser  = "RemoteUser"
+	JobID       = "JobId"
 	// ClaimID is the slot's current claim id, a secret: the collector
 	// returns it only to DAEMON-level callers (the negotiator).
 	ClaimID = "ClaimId"
@@ -234,8 +276,11 @@ const (
 	HoldJobOutOfResources  = 34
 )
 
-// Universe numbers: Kite runs the vanilla universe.
-const UniverseVanilla = 5
+// Universe numbers: Kite runs the vanilla and java universes.
+const (
+	UniverseVanilla = 5
+	UniverseJava    = 10
+)
 
 // Attributes of scheduling policies and the simulator (internal/sim): what
 // a host publishes about its queue and speed, and what a job says of its

@@ -162,6 +162,15 @@ func (c *Config) Path(p string) string {
 	return filepath.Join(c.Dir, p)
 }
 
+// Paths resolves each of ps as Path does.
+func (c *Config) Paths(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = c.Path(p)
+	}
+	return out
+}
+
 // Keys returns every key the configuration knows, sorted.
 func (c *Config) Keys() []string {
 	var keys []string

@@ -103,6 +103,24 @@ type Startd struct {
 	// keyboard and mouse interrupts (HTCondor's CONSOLE_DEVICES).
 	ConsoleDevices []string `toml:"console_devices"`
 
+	// URLTransfers lets jobs name input files by URL (HTCondor's
+	// ENABLE_URL_TRANSFERS): http, https and file URLs through the
+	// built-in plugin, other schemes through FileTransferPlugins.
+	URLTransfers bool `toml:"url_transfers"`
+	// FileTransferPlugins are the site's file transfer plugins (HTCondor's
+	// FILETRANSFER_PLUGINS), programs speaking HTCondor's plugin protocol:
+	// each is asked for its schemes (-classad) at start-up, and for a
+	// scheme two serve, the later one wins (over the built-in plugin too).
+	FileTransferPlugins []string `toml:"filetransfer_plugins"`
+
+	// Java is the JVM that runs java universe jobs (HTCondor's JAVA): a
+	// path, a name looked up in PATH, or "" for none. The startd runs it
+	// once at start-up to learn JavaVendor, JavaVersion and JavaMFlops.
+	Java string `toml:"java"`
+	// JavaExtraArguments go to the JVM before the job's own (HTCondor's
+	// JAVA_EXTRA_ARGUMENTS).
+	JavaExtraArguments []string `toml:"java_extra_arguments"`
+
 	// The policy, as ClassAd expressions evaluated with the slot ad as
 	// MY and the job as TARGET (HTCondor's START, RANK, IS_OWNER,
 	// SUSPEND, CONTINUE, PREEMPT, KILL, MAXJOBRETIREMENTTIME).

@@ -19,6 +19,7 @@ import (
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
+	"github.com/kite-sched/kite/internal/openapi"
 	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -59,6 +60,7 @@ func New(t testing.TB) *Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Startd.Java = "" // no JVM probe at each startd's start; java tests name one
 	return &Pool{T: t, Name: "test", Dir: dir, Network: wire.NewMemNetwork(), Issuer: auth.NewIssuer(key, "test"), Config: cfg}
 }
 
@@ -136,9 +138,13 @@ func ForeignToken(t testing.TB) string {
 
 // CheckDocumented fails the test unless the protocol documentation
 // (docs/protocol.md and docs/protocol/*.md) lists every route of the mux
-// as `METHOD /path`.
+// as `METHOD /path`, and the OpenAPI document (internal/openapi) has an
+// operation of the same level for each.
 func CheckDocumented(t testing.TB, routes []wire.Route) {
 	t.Helper()
+	if err := openapi.Check(routes); err != nil {
+		t.Error(err)
+	}
 	root := moduleRoot(t)
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "protocol", "*.md"))
 	var doc []byte

@@ -15,6 +15,12 @@ const (
 	// file=NAME; headers HeaderClaim and HeaderSHA256; DAEMON). A name
 	// that would leave the job's directory is refused.
 	PathJobOutput = "/v1/jobs/output"
+	// PathJobCheckpoint is PUT and GET: one file of a self-checkpointing
+	// job's checkpoint, kept by the schedd (query: job=C.P, file=NAME,
+	// checkpoint=N; as PathJobOutput and PathJobInput; DAEMON). PUT stores
+	// a file of checkpoint N before EventCheckpointed commits it; GET
+	// serves a file of the job's committed checkpoint.
+	PathJobCheckpoint = "/v1/jobs/checkpoint"
 )
 
 // Headers of file transfer.
@@ -30,6 +36,9 @@ const (
 	EventEvicted = "evicted" // it was stopped (vacate, preemption, policy); back to idle
 	EventHeld    = "held"    // the startd refuses to go on (bad input, over its limits)
 	EventFailed  = "failed"  // it could not be started (missing executable, ...)
+	// EventCheckpointed: the job exited with its checkpoint exit code and
+	// its checkpoint's files are at the schedd; it runs on.
+	EventCheckpointed = "checkpointed"
 )
 
 // JobUpdate reports an event of a running job.
@@ -59,4 +68,22 @@ type JobUpdate struct {
 	Reason      string `json:"reason,omitempty"`
 	HoldCode    int    `json:"hold_code,omitempty"`
 	HoldSubCode int    `json:"hold_subcode,omitempty"`
+
+	// TakesNext, on a job's last event, says the startd runs the claim's
+	// next job if the answer brings it (JobUpdateResult.Next), saving the
+	// schedd an activation.
+	TakesNext bool `json:"takes_next,omitempty"`
+
+	// For EventCheckpointed: the checkpoint's number (1, 2, ...) and its
+	// files, by their names in the sandbox, comma separated.
+	Checkpoint      int    `json:"checkpoint,omitempty"`
+	CheckpointFiles string `json:"checkpoint_files,omitempty"`
+}
+
+// JobUpdateResult answers a JobUpdate.
+type JobUpdateResult struct {
+	// Next is the claim's next job, committed as running, for a startd
+	// that takes it (JobUpdate.TakesNext): the startd runs it as it would
+	// an activation, or reports it evicted if it cannot.
+	Next *Activate `json:"next,omitempty"`
 }

@@ -153,6 +153,8 @@ type ActResult struct {
 	// Factories counts the job factories (late materialization) of
 	// whole clusters removed, paused or resumed.
 	Factories int `json:"factories,omitempty"`
+	// DAGs counts the DAGs removed (their node jobs are among Changed).
+	DAGs int `json:"dags,omitempty"`
 }
 
 // Edit sets attributes of the selected jobs: each value is a ClassAd

@@ -22,25 +22,28 @@ import (
 // their work. Only tools Kite has are here: a condor_* name not listed is
 // refused, never run as plain kite.
 var condorTools = map[string]string{
-	"condor_submit":     "submit",
-	"condor_q":          "q",
-	"condor_status":     "status",
-	"condor_rm":         "rm",
-	"condor_hold":       "hold",
-	"condor_release":    "release",
-	"condor_qedit":      "qedit",
-	"condor_history":    "history",
-	"condor_wait":       "wait",
-	"condor_userprio":   "userprio",
-	"condor_reschedule": "reschedule",
-	"condor_advertise":  "advertise",
-	"condor_on":         "on",
-	"condor_off":        "off",
-	"condor_restart":    "restart",
-	"condor_reconfig":   "reconfig",
-	"condor_version":    "version",
-	"condor_tail":       "tail",
-	"condor_vacate_job": "vacate_job",
+	"condor_submit":        "submit",
+	"condor_q":             "q",
+	"condor_status":        "status",
+	"condor_rm":            "rm",
+	"condor_hold":          "hold",
+	"condor_release":       "release",
+	"condor_qedit":         "qedit",
+	"condor_history":       "history",
+	"condor_wait":          "wait",
+	"condor_userprio":      "userprio",
+	"condor_reschedule":    "reschedule",
+	"condor_advertise":     "advertise",
+	"condor_on":            "on",
+	"condor_off":           "off",
+	"condor_restart":       "restart",
+	"condor_reconfig":      "reconfig",
+	"condor_version":       "version",
+	"condor_tail":          "tail",
+	"condor_vacate_job":    "vacate_job",
+	"condor_ssh_to_job":    "ssh_to_job",
+	"condor_transfer_data": "transfer_data",
+	"condor_submit_dag":    "submit_dag",
 }
 
 // condorToolNames returns the names of condorTools, sorted.
@@ -70,6 +73,10 @@ func programArgs(prog string, args []string) ([]string, error) {
 // condorAliases are HTCondor's other spellings of kite's options.
 var condorAliases = map[string]string{
 	"autoformat": "af",
+	"totals":     "total", // condor_status -totals
+	// condor_submit_dag's options in their manual's case
+	"DoRescueFrom": "dorescuefrom",
+	"AutoRescue":   "autorescue",
 }
 
 // condorUnsupported are the options of HTCondor's tools, as their manual
@@ -85,7 +92,6 @@ var condorUnsupported = map[string]map[string]string{
 		"cputime":         "Kite's tables show wall-clock time only",
 		"currentrun":      "Kite's RUN_TIME is the time of every run",
 		"cumulative-time": "Kite's RUN_TIME is always cumulative; the option changes nothing",
-		"dag":             "Kite has no DAGMan",
 		"expert":          "Kite has one form of error messages",
 		"grid":            "Kite has no grid universe",
 		"hold-codes":      "use -hold, or -af HoldReasonCode HoldReasonSubCode",
@@ -105,54 +111,73 @@ var condorUnsupported = map[string]map[string]string{
 		"debug":           "Kite's tools print no debugging output",
 	},
 	"history": {
-		"file":           "Kite reads the schedd's history, not files",
-		"userlog":        "Kite reads the schedd's history, not event logs",
-		"search":         "Kite reads the schedd's history, not files",
-		"dir":            "Kite reads the schedd's history, not files",
-		"directory":      "Kite reads the schedd's history, not files",
-		"local":          "Kite reads the schedd's history",
-		"startd":         "Kite's startds keep no history",
-		"epochs":         "Kite keeps no per-run records",
-		"xml":            "Kite prints ads as -long or -json",
-		"jsonl":          "Kite prints ads as -long or -json",
-		"print-format":   "Kite has no print format files",
-		"since":          "use -constraint",
-		"completedsince": "use -constraint 'CompletionDate > T'",
-		"scanlimit":      "use -limit",
-		"debug":          "Kite's tools print no debugging output",
+		"daemon":           "Kite's daemons keep no history of their own ads",
+		"diagnostic":       "Kite's tools have no diagnostic mode",
+		"extract":          "Kite reads the schedd's history, not files",
+		"inherit":          "Kite's tools are not started by its daemons",
+		"no-librarian":     "Kite has no librarian index",
+		"stream-results":   "Kite's tools print their results",
+		"transfer":         "Kite keeps no records of transfers",
+		"transfer-history": "Kite keeps no records of transfers",
+		"type":             "Kite's history holds job ads only",
+		"file":             "Kite reads the schedd's history, not files",
+		"userlog":          "Kite reads the schedd's history, not event logs",
+		"search":           "Kite reads the schedd's history, not files",
+		"dir":              "Kite reads the schedd's history, not files",
+		"directory":        "Kite reads the schedd's history, not files",
+		"local":            "Kite reads the schedd's history",
+		"startd":           "Kite's startds keep no history",
+		"epochs":           "Kite keeps no per-run records",
+		"xml":              "Kite prints ads as -long or -json",
+		"jsonl":            "Kite prints ads as -long or -json",
+		"print-format":     "Kite has no print format files",
+		"since":            "use -constraint",
+		"completedsince":   "use -constraint 'CompletionDate > T'",
+		"scanlimit":        "use -limit",
+		"debug":            "Kite's tools print no debugging output",
 	},
 	"status": {
-		"ads":        "Kite reads ads from the collector only",
-		"annex-name": "Kite has no annexes",
-		"cod":        "Kite has no computing on demand",
-		"defrag":     "Kite has no defrag daemon",
-		"direct":     "Kite asks the collector",
-		"java":       "Kite has no java universe",
-		"vm":         "Kite has no vm universe",
-		"license":    "Kite has no license ads",
-		"grid":       "Kite has no grid ads",
-		"storage":    "Kite has no storage ads",
-		"generic":    "Kite has no generic ads",
-		"subsystem":  "use -constraint 'MyType == \"...\"'",
-		"server":     "Kite's status has one slot view",
-		"state":      "Kite's status has one slot view; use -af Name State Activity",
-		"compact":    "Kite's status has one slot view",
-		"gpus":       "use -af Name GPUs",
-		"run":        "use -claimed",
-		"diagnose":   "Kite has no diagnosis mode",
-		"native":     "Kite's status has one slot view",
-		"offline":    "Kite has no offline ads",
-		"snapshot":   "Kite's status has one slot view",
-		"sort":       "Kite sorts ads by name",
-		"xml":        "Kite prints ads as -long or -json",
-		"target":     "Kite has no target ads in status",
-		"merge":      "Kite has no merge mode",
-		"statistics": "Kite's ads carry no statistics levels",
-		"debug":      "Kite's tools print no debugging output",
+		"aaf":          "Kite's -af replaces the table; it does not append to it",
+		"annex":        "Kite has no annexes",
+		"broken":       "Kite's startds report no broken slots",
+		"healthy":      "Kite's startds report no health checks",
+		"lvm":          "Kite does not enforce disk use with LVM",
+		"expert":       "Kite has one form of error messages",
+		"print-format": "Kite has no print format files",
+		"ads":          "Kite reads ads from the collector only",
+		"annex-name":   "Kite has no annexes",
+		"cod":          "Kite has no computing on demand",
+		"defrag":       "Kite has no defrag daemon",
+		"direct":       "Kite asks the collector",
+		"java":         "Kite has no java universe",
+		"vm":           "Kite has no vm universe",
+		"license":      "Kite has no license ads",
+		"grid":         "Kite has no grid ads",
+		"storage":      "Kite has no storage ads",
+		"generic":      "Kite has no generic ads",
+		"subsystem":    "use -constraint 'MyType == \"...\"'",
+		"server":       "Kite's status has one slot view",
+		"state":        "Kite's status has one slot view; use -af Name State Activity",
+		"compact":      "Kite's status has one slot view",
+		"gpus":         "use -af Name GPUs",
+		"run":          "use -claimed",
+		"diagnose":     "Kite has no diagnosis mode",
+		"native":       "Kite's status has one slot view",
+		"offline":      "Kite has no offline ads",
+		"snapshot":     "Kite's status has one slot view",
+		"sort":         "Kite sorts ads by name",
+		"xml":          "Kite prints ads as -long or -json",
+		"target":       "Kite has no target ads in status",
+		"merge":        "Kite has no merge mode",
+		"statistics":   "Kite's ads carry no statistics levels",
+		"debug":        "Kite's tools print no debugging output",
 	},
 	"rm": {
-		"addr":  "use -name host:port",
-		"debug": "Kite's tools print no debugging output",
+		"long":     "Kite's rm prints one line per selection, not the result ad",
+		"totals":   "Kite's rm prints one line per selection",
+		"transfer": "Kite's schedd sends output back only for jobs that complete",
+		"addr":     "use -name host:port",
+		"debug":    "Kite's tools print no debugging output",
 	},
 	"hold": {
 		"addr":  "use -name host:port",
@@ -163,12 +188,47 @@ var condorUnsupported = map[string]map[string]string{
 		"debug": "Kite's tools print no debugging output",
 	},
 	"qedit": {
+		"dry-run": "Kite's qedit applies an edit whole or refuses it, naming the attribute it may not set",
+		"edits":   "give the edits as arguments: ATTR VALUE ...",
+		"jobids":  "name the jobs as the first argument (cluster or cluster.proc)",
+		"owner":   "name the owner as the first argument",
 		"forward": "Kite's schedd forwards nothing",
 		"debug":   "Kite's tools print no debugging output",
 	},
 	"userprio": {
-		"grouprollup": "Kite has no accounting groups",
-		"debug":       "Kite's tools print no debugging output",
+		"activefrom":         "-usage shows when each user's usage began and last was",
+		"duration":           "-usage shows when each user's usage began and last was",
+		"af":                 "Kite's userprio prints its table, or -json",
+		"long":               "Kite's userprio prints its table, or -json",
+		"constraint":         "Kite's userprio shows every user the accountant knows",
+		"cancelceilinglease": "Kite has no submitter ceilings, floors or leases",
+		"cancelfactorlease":  "Kite has no submitter ceilings, floors or leases",
+		"cancelfloorlease":   "Kite has no submitter ceilings, floors or leases",
+		"setceiling":         "Kite has no submitter ceilings, floors or leases",
+		"setfloor":           "Kite has no submitter ceilings, floors or leases",
+		"collector":          "Kite's userprio asks the negotiator (-name gives its address)",
+		"negotiator":         "Kite's userprio always asks the negotiator",
+		"delete":             "Kite's accountant deletes no user; -resetusage clears a user's usage and priority",
+		"resetall":           "reset users one at a time with -resetusage USER",
+		"setaccum":           "Kite's accountant records usage only from what jobs use",
+		"setbegin":           "Kite's accountant records usage only from what jobs use",
+		"setlast":            "Kite's accountant records usage only from what jobs use",
+		"flat":               "Kite has no accounting groups",
+		"hierarchical":       "Kite has no accounting groups",
+		"groupid":            "Kite has no accounting groups",
+		"grouporder":         "Kite has no accounting groups",
+		"quotas":             "Kite has no accounting groups",
+		"surplus":            "Kite has no accounting groups",
+		"getreslist":         "Kite's accountant does not record what each user holds; kite q -run shows running jobs",
+		"inputfile":          "Kite's userprio asks the negotiator, not files",
+		"legacy":             "Kite's userprio has one table layout",
+		"modular":            "Kite's userprio has one table layout",
+		"most":               "Kite's userprio has one table layout; -all and -usage add columns",
+		"order":              "Kite's userprio sorts users by effective priority",
+		"sortkey":            "Kite's userprio sorts users by effective priority",
+		"priority":           "Kite's userprio shows priorities by default",
+		"grouprollup":        "Kite has no accounting groups",
+		"debug":              "Kite's tools print no debugging output",
 	},
 	"wait": {
 		"debug": "Kite's tools print no debugging output",
@@ -176,20 +236,48 @@ var condorUnsupported = map[string]map[string]string{
 	"tail": {
 		"debug": "Kite's tools print no debugging output",
 	},
+	"ssh_to_job": {
+		"ssh":            "Kite streams the terminal itself, with no ssh program (sftp and scp do not apply)",
+		"keygen-options": "Kite uses no ssh keys: the pool's tokens authenticate the session",
+		"debug":          "Kite's tools print no debugging output",
+	},
 	"vacate_job": {
 		"addr":  "use -name host:port",
 		"debug": "Kite's tools print no debugging output",
 	},
+	"submit_dag": {
+		"update_submit":         "Kite writes no .condor.sub file: the schedd runs the DAG itself",
+		"AllowVersionMismatch":  "Kite writes no .condor.sub file: the schedd runs the DAG itself",
+		"no_recurse":            "Kite runs no SUBDAG EXTERNAL nodes",
+		"do_recurse":            "Kite runs no SUBDAG EXTERNAL nodes",
+		"usedagdir":             "Kite submits each node from its DIR, relative to the DAG file's directory",
+		"insert_sub_file":       "Kite writes no .condor.sub file: the schedd runs the DAG itself",
+		"append":                "Kite writes no .condor.sub file: the schedd runs the DAG itself",
+		"notification":          "Kite sends no email",
+		"dagman":                "the schedd runs the DAG itself",
+		"schedd-daemon-ad-file": "use -name",
+		"schedd-address-file":   "use -name",
+		"load_save":             "Kite does not resume from save point files",
+		"DumpRescue":            "use -no_submit",
+		"debug":                 "Kite's tools print no debugging output",
+		"verbose":               "Kite's submit_dag prints one summary",
+		"suppress_notification": "Kite sends no email",
+		"priority":              "use PRIORITY lines in the DAG file",
+		"RescueFile":            "use -DoRescueFrom N",
+		"DoRecovery":            "Kite's schedd always recovers a DAG where it was",
+		"import_env":            "node jobs get the environment their submit files give",
+		"include_env":           "node jobs get the environment their submit files give",
+		"insert_env":            "node jobs get the environment their submit files give",
+	},
 	"submit": {
-		"spool":       "Kite has no spooling (its schedd serves input files from the submit directory and writes output back there) and no condor_transfer_data",
-		"remote":      "it implies -spool, which Kite lacks; use -name to submit to another schedd",
-		"interactive": "Kite has no interactive jobs (nothing like condor_ssh_to_job attaches a shell to a job)",
-		"debug":       "Kite's tools print no debugging output",
-		"addr":        "use -name host:port",
-		"password":    "Kite authenticates with tokens (-token), not passwords",
-		"dump":        "use -dry-run FILE",
-		"factory":     "Kite makes a factory of a submit file that sets max_idle or max_materialize; add one of them",
-		"unused":      "Kite always warns about a name that is neither a submit command nor used as a macro",
+		"spool":    "Kite has no spooling (its schedd serves input files from the submit directory and writes output back there), so kite transfer_data has nothing to fetch",
+		"remote":   "it implies -spool, which Kite lacks; use -name to submit to another schedd",
+		"debug":    "Kite's tools print no debugging output",
+		"addr":     "use -name host:port",
+		"password": "Kite authenticates with tokens (-token), not passwords",
+		"dump":     "use -dry-run FILE",
+		"factory":  "Kite makes a factory of a submit file that sets max_idle or max_materialize; add one of them",
+		"unused":   "Kite always warns about a name that is neither a submit command nor used as a macro",
 	},
 }
 
@@ -226,6 +314,7 @@ func htcondorArgs(root *cobra.Command, args []string) ([]string, error) {
 	cmd.InitDefaultHelpFlag()
 	flags := commandFlags(cmd)
 	out := make([]string, 0, len(args))
+	seen := 0 // words that are no options: the command's name, then its arguments
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -238,6 +327,9 @@ func htcondorArgs(root *cobra.Command, args []string) ([]string, error) {
 		}
 		if len(a) < 3 || a[0] != '-' || !isLetter(a[1]) {
 			out = append(out, a)
+			if lastOption(cmd, &seen, a) {
+				return append(out, args[i+1:]...), nil
+			}
 			continue
 		}
 		name, rest := a[1:], ""
@@ -382,6 +474,22 @@ func shorthands(cmd *cobra.Command, word string) bool {
 		}
 	}
 	return true
+}
+
+// condorArgsEnd, a command's annotation, says that its options end at
+// its first argument: the words after it are another program's
+// (condor_ssh_to_job 1.0 ls -la), left as they are.
+const condorArgsEnd = "htcondor-args-end"
+
+// lastOption reports whether word, no option, is cmd's first argument
+// and cmd's options end there; seen counts such words (the command's
+// name first).
+func lastOption(cmd *cobra.Command, seen *int, word string) bool {
+	if cmd.Annotations[condorArgsEnd] == "" || word == "" || word[0] == '-' {
+		return false
+	}
+	*seen++
+	return *seen > 1
 }
 
 func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }

@@ -38,6 +38,7 @@ type qOptions struct {
 	now                        func() time.Time
 	analyze                    bool
 	factory                    bool
+	dag                        bool // q_dag.go
 	watching                   qWatch
 }
 
@@ -52,7 +53,7 @@ func (o *qOptions) analyzeJobs(ctx context.Context, w io.Writer, s *scheddConn, 
 		q.Constraint = c
 	}
 	var jobs []*classad.Ad
-	if err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { jobs = append(jobs, ad); return nil }); err != nil {
+	if err := s.api.Query(ctx, q, func(ad *classad.Ad) error { jobs = append(jobs, ad); return nil }); err != nil {
 		return err
 	}
 	if len(jobs) == 0 {
@@ -119,6 +120,7 @@ change. See docs/progress.md.`,
 	f.StringVar(&o.userlog, "userlog", "", "show the jobs of this job event log instead of the schedd's queue")
 	f.BoolVar(&o.global, "global", false, "show the jobs of every schedd of the pool")
 	f.BoolVar(&o.factory, "factory", false, "show the job factories (clusters submitted with max_idle or max_materialize) instead of jobs")
+	f.BoolVar(&o.dag, "dag", false, "show the DAGs (kite submit_dag) and their nodes instead of jobs")
 	o.watching.flags(f)
 	return c
 }
@@ -200,6 +202,9 @@ func (o *qOptions) queryOne(ctx context.Context, w io.Writer, name string, args 
 	if o.factory {
 		return o.printFactories(ctx, w, s, q)
 	}
+	if o.dag {
+		return o.printDAGs(ctx, w, s, q)
+	}
 	switch {
 	case af != nil && !af.raw:
 		q.Projection = af.references()
@@ -216,7 +221,7 @@ func (o *qOptions) queryOne(ctx context.Context, w io.Writer, name string, args 
 	if o.format.set() {
 		bw := bufio.NewWriterSize(w, 64<<10)
 		one := []*classad.Ad{nil}
-		err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error {
+		err := s.api.Query(ctx, q, func(ad *classad.Ad) error {
 			one[0] = ad
 			return o.format.print(bw, one)
 		})
@@ -227,7 +232,7 @@ func (o *qOptions) queryOne(ctx context.Context, w io.Writer, name string, args 
 	}
 	if o.long || o.json {
 		var ads []*classad.Ad
-		if err := streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
+		if err := s.api.Query(ctx, q, func(ad *classad.Ad) error { ads = append(ads, ad); return nil }); err != nil {
 			return err
 		}
 		if o.gathered != nil {
@@ -299,7 +304,7 @@ func (o *qOptions) printAF(ctx context.Context, w io.Writer, s *scheddConn, q wi
 		})
 	} else {
 		one := []*classad.Ad{nil}
-		err = streamAds(ctx, s.client, wire.PathQueue, q, func(ad *classad.Ad) error {
+		err = s.api.Query(ctx, q, func(ad *classad.Ad) error {
 			one[0] = ad
 			return af.printAds(bw, one)
 		})
@@ -320,7 +325,8 @@ func (o *qOptions) selection(ctx context.Context, name string, args []string) (*
 	if err != nil {
 		return nil, wire.JobQuery{}, totals, err
 	}
-	if err := s.client.Call(ctx, "GET", wire.PathTotals, nil, &totals); err != nil {
+	totals, err = s.api.Totals(ctx)
+	if err != nil {
 		return nil, wire.JobQuery{}, totals, err
 	}
 	return s, o.query(args, totals.Caller), totals, nil

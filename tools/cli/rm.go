@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +30,7 @@ type actOptions struct {
 	reason           string
 	subcode          int
 	all, fast        bool
-	forcex           bool
+	forcex, held     bool
 }
 
 func init() {
@@ -67,6 +68,7 @@ change. Owners may change only their own jobs; administrators anyone's.`,
 	}
 	if action == wire.ActRemove {
 		f.BoolVar(&o.forcex, "forcex", false, "remove only jobs in the X (removed) state, at once; Kite removes every job at once, so it leaves none in that state")
+		f.BoolVar(&o.held, "held", false, "remove only the held jobs among those selected")
 	}
 	if action == wire.ActVacate {
 		f.BoolVar(&o.fast, "fast", false, "kill the jobs at once, without their soft kill signal first")
@@ -84,13 +86,16 @@ func (o *actOptions) run(ctx context.Context, stdout, stderr io.Writer, args []s
 		if o.forcex {
 			sel.Constraint = xStateOnly(sel.Constraint)
 		}
+		if o.held {
+			sel.Constraint = withStatus(sel.Constraint, 5)
+		}
 		req := wire.Act{Action: o.action, JobSelection: sel, Reason: o.reason, SubCode: o.subcode, Fast: o.fast}
-		var res wire.ActResult
-		if err := s.client.Call(ctx, "POST", wire.PathAct, req, &res); err != nil {
+		res, err := s.api.Act(ctx, req)
+		if err != nil {
 			return err
 		}
 		switch {
-		case res.Changed > 0 || res.Factories > 0:
+		case res.Changed > 0 || res.Factories > 0 || res.DAGs > 0:
 			fmt.Fprintf(stdout, "%s %s\n", what, o.done)
 		case res.Denied > 0:
 			failed++
@@ -128,11 +133,15 @@ func (o *actOptions) run(ctx context.Context, stdout, stderr io.Writer, args []s
 // condor_rm -forcex's jobs: HTCondor keeps a removed job there until its
 // remote side is cleaned up; Kite's schedd takes a removed job out of the
 // queue in the same commit, so none is ever found.
-func xStateOnly(constraint string) string {
+func xStateOnly(constraint string) string { return withStatus(constraint, 3) }
+
+// withStatus narrows a constraint to jobs of one JobStatus (condor_rm
+// -forcex: 3, -held: 5).
+func withStatus(constraint string, status int) string {
 	if constraint == "" {
-		return "JobStatus == 3"
+		return "JobStatus == " + strconv.Itoa(status)
 	}
-	return "(" + constraint + ") && JobStatus == 3"
+	return "(" + constraint + ") && JobStatus == " + strconv.Itoa(status)
 }
 
 // describe turns an argument into a selection and condor_rm's sentences.

@@ -29,17 +29,28 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // RunAs is Run for the program named prog: an HTCondor tool's name
 // (condor_q) runs the kite command that does its work.
 func RunAs(prog string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	err := execute(prog, args, stdin, stdout, stderr)
+	return exitCode(prog, execute(prog, args, stdin, stdout, stderr), stderr)
+}
+
+// exitCode prints a command's error (once) and returns its exit status.
+func exitCode(prog string, err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
+	}
+	var es exitStatus
+	if errors.As(err, &es) && es.msg == "" {
+		return es.code // a remote command's status (ssh_to_job), said by it
 	}
 	if !strings.HasPrefix(prog, "condor_") {
 		prog = "kite"
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	switch {
+	case errors.As(err, &ue):
 		return 2
+	case errors.As(err, &es):
+		return es.code
 	}
 	return 1
 }

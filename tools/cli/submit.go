@@ -29,6 +29,8 @@ type submitOptions struct {
 	file      string        // -file
 	terse     bool
 	verbose   bool
+	// interactive: a placeholder job with a shell in it (submit_interactive.go)
+	interactive bool
 }
 
 func init() { addCommand(newSubmitCmd) }
@@ -83,6 +85,7 @@ gives up after that long ("Time expired."). See docs/progress.md.`,
 	f.StringVar(&o.file, "file", "", "the submit description file (as FILE)")
 	f.BoolVar(&o.terse, "terse", false, `print only the job ids: "C.first - C.last"`)
 	f.BoolVar(&o.verbose, "verbose", false, `print each job's ad after "** Proc C.P:" instead of the summary`)
+	f.BoolVar(&o.interactive, "interactive", false, "claim a slot for a shell: submit a placeholder job, open a shell in it once it runs, remove it when the shell exits")
 	return c
 }
 
@@ -129,6 +132,11 @@ func (o *submitOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
+	if o.interactive {
+		if cl, err = o.interactiveLine(file, cl); err != nil {
+			return err
+		}
+	}
 	if o.wait.on && o.interval <= 0 {
 		return usageError{fmt.Errorf("--interval must be positive")}
 	}
@@ -160,6 +168,9 @@ func (o *submitOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 	}
 	if err := o.report(stdout, c, res.Procs, res.Cluster, "submitted", verbose); err != nil {
 		return err
+	}
+	if o.interactive {
+		return o.attach(ctx, s, stdin, stdout, stderr, res)
 	}
 	if !o.wait.on {
 		return nil

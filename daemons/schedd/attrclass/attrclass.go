@@ -62,11 +62,17 @@ var Classes = classTable(map[Class][]string{
 		attr.LastHoldReason, attr.LastHoldReasonCode, attr.RemoveReason, attr.ReleaseReason,
 		// Matches, starts and runs.
 		attr.NumJobMatches, attr.LastMatchTime, attr.LastVacateTime, attr.NumJobStarts,
-		attr.JobRunCount, "NumShadowStarts", attr.JobStartDate, attr.JobCurrentStartDate,
+		attr.JobRunCount, attr.NumShadowStarts, attr.JobStartDate, attr.JobCurrentStartDate,
 		attr.RemoteHost, attr.LastRemoteHost, "RemoteSlot", "RemoteSlotID",
 		// What the startd reports of a run and of its end.
 		attr.RemoteWallClockTime, attr.RemoteUserCpu, attr.RemoteSysCpu, attr.MemoryUsage,
 		attr.ExitCode, attr.ExitBySignal, attr.ExitSignal, attr.NumJobCompletions, attr.CompletionDate,
+		// The record of matches and runs (schedd/jobattrs.go).
+		attr.FirstJobMatchDate, attr.CpusProvisioned, attr.MemoryProvisioned, attr.DiskProvisioned,
+		attr.JobCurrentStartExecutingDate, attr.LastRemoteWallClockTime, attr.CumulativeSlotTime, attr.CommittedTime,
+		attr.CommittedSlotTime, attr.CumulativeRemoteUserCpu, attr.CumulativeRemoteSysCpu, attr.ResidentSetSize, attr.ExitStatus,
+		// Self-checkpointing: which checkpoint the schedd keeps.
+		attr.CheckpointNumber, attr.CheckpointFiles, attr.JobLastCheckpointTime,
 		// Lost machines and replication.
 		attr.KiteAborts, attr.KiteReplicaRuns, attr.KiteWinner, attr.KiteWinnerInstance,
 	},

@@ -76,17 +76,27 @@ func (s *Starter) command(p *plan, stdio [3]*os.File) (*exec.Cmd, error) {
 		return nil, err
 	}
 	exe := p.exe
-	if !filepath.IsAbs(exe) {
+	if p.java {
+		if exe, args, err = s.javaCommand(dir, args); err != nil {
+			return nil, err
+		}
+	} else if !filepath.IsAbs(exe) {
 		exe = filepath.Join(s.box.Path, exe)
 	}
 	cmd := &exec.Cmd{Path: exe, Args: append([]string{exe}, args...), Env: env, Dir: dir,
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2]}
+	s.asJob(cmd)
+	return cmd, nil
+}
+
+// asJob makes cmd run as the job's user, in its own process group,
+// killed with the startd.
+func (s *Starter) asJob(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if u := s.cfg.User; u != nil {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.UID), Gid: uint32(u.GID), Groups: append([]uint32{}, u.Groups...)}
 	}
 	setDeathSignal(cmd.SysProcAttr)
-	return cmd, nil
 }
 
 // killSignal is the job's soft kill signal (KillSig), SIGTERM by default.

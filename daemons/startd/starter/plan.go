@@ -9,6 +9,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/xferplugin"
 )
 
 // Names of the files the starter itself puts in a sandbox.
@@ -39,12 +40,19 @@ type plan struct {
 	// explicit is set when the job names its outputs (TransferOutput);
 	// otherwise new and changed top-level files go back.
 	explicit bool
+	java     bool // a java universe job: the machine's JVM runs the class
+	// jobPlugins are the plugins the job brings (TransferPlugins), by
+	// their sandbox names; urls moves its URLs, once the inputs are in.
+	jobPlugins []xferplugin.JobPlugin
+	urls       *xferplugin.Set
 }
 
 // input is one file to fetch: its name in the job ad and in the sandbox.
 type input struct {
 	remote, local string
 	exec          bool
+	url           bool // remote is a URL, fetched through a plugin
+	ckpt          int  // > 0: a file of this checkpoint, kept by the schedd
 }
 
 // planError is a problem with the job's files; input says which way.
@@ -72,6 +80,10 @@ func planFiles(ad *classad.Ad) (*plan, error) {
 			return nil, &planError{true, err}
 		}
 	}
+	if err := p.addJobPlugins(ad); err != nil {
+		return nil, &planError{true, err}
+	}
+	p.addCheckpoint(ad)
 	if err := p.standardFiles(ad); err != nil {
 		return nil, err
 	}
@@ -88,8 +100,12 @@ func planFiles(ad *classad.Ad) (*plan, error) {
 }
 
 // executable reads Cmd: sent with the job unless TransferExecutable is
-// false, when it must be an absolute path on this machine.
+// false, when it must be an absolute path on this machine. A java
+// universe job's executable is the machine's JVM.
 func (p *plan) executable(ad *classad.Ad) error {
+	if p.java = isJava(ad); p.java {
+		return nil // its class comes with the inputs
+	}
 	cmd := classad.EvalStringOr(ad, attr.Cmd, "")
 	if cmd == "" {
 		return errNoExecutable
@@ -112,16 +128,28 @@ func (p *plan) executable(ad *classad.Ad) error {
 
 // addInput adds a TransferInput entry.
 func (p *plan) addInput(name string) error {
+	isURL := strings.Contains(name, "://")
+	local := path.Base(name)
 	switch {
-	case strings.Contains(name, "://"):
-		return &sandbox.EscapeError{Name: name, Reason: "a URL needs a file transfer plugin, and this startd has none"}
+	case isURL:
+		// HTCondor names a URL's file by the last part of its path.
+		local = urlFileName(name)
+		if err := sandbox.CheckName(local); err != nil || local == "." {
+			return &sandbox.EscapeError{Name: name, Reason: "the URL's path does not end in a file name"}
+		}
 	case strings.HasSuffix(name, "/"):
 		return &sandbox.EscapeError{Name: name, Reason: "directories are not sent as input; name their files"}
+	case path.IsAbs(name):
+		// An absolute input lands under its base name, as in HTCondor;
+		// the schedd reads it as the job's owner.
+		if err := sandbox.CheckName(local); err != nil {
+			return err
+		}
+	default:
+		if err := sandbox.CheckName(name); err != nil {
+			return err
+		}
 	}
-	if err := sandbox.CheckName(name); err != nil {
-		return err
-	}
-	local := path.Base(name)
 	for _, in := range p.inputs {
 		if in.remote == name {
 			return nil // named twice: fetched once
@@ -130,8 +158,39 @@ func (p *plan) addInput(name string) error {
 			return &sandbox.EscapeError{Name: name, Reason: fmt.Sprintf("lands on %s, like %q", local, in.remote)}
 		}
 	}
-	p.inputs = append(p.inputs, input{remote: name, local: local})
+	p.inputs = append(p.inputs, input{remote: name, local: local, url: isURL})
 	return nil
+}
+
+// addJobPlugins adds the plugins the job brings to its inputs, as
+// executables.
+func (p *plan) addJobPlugins(ad *classad.Ad) error {
+	plugins, err := xferplugin.ParseJobPlugins(classad.EvalStringOr(ad, attr.TransferPlugins, ""))
+	if err != nil {
+		return err
+	}
+	for _, jp := range plugins {
+		if err := p.addInput(jp.Path); err != nil {
+			return err
+		}
+		in := &p.inputs[len(p.inputs)-1]
+		in.exec = true
+		p.jobPlugins = append(p.jobPlugins, xferplugin.JobPlugin{Methods: jp.Methods, Path: in.local})
+	}
+	return nil
+}
+
+// urlFileName is the file a URL lands on: the last part of its path,
+// without query or fragment.
+func urlFileName(url string) string {
+	rest := url[strings.Index(url, "://")+3:]
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 && !strings.HasSuffix(rest, "/") {
+		return path.Base(rest[i:])
+	}
+	return ""
 }
 
 // standardFiles reads In, Out and Err.

@@ -185,6 +185,7 @@ func (s *Starter) wait() time.Time {
 	s.mu.Lock()
 	s.exited = true
 	s.mu.Unlock()
+	s.shells.end("the job's process ended, and its shells with it")
 	return end
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/wire"
+	"github.com/kite-sched/kite/internal/xferplugin"
 )
 
 // run runs the job from sandbox to report, then cleans up: the schedd
@@ -26,6 +27,7 @@ func (s *Starter) run() {
 	if s.cfg.Ended != nil {
 		s.cfg.Ended(u)
 	}
+	s.park() // before the report: its answer may bring the claim's next job
 	s.report(u)
 	s.cleanup()
 	s.cancel()
@@ -33,6 +35,9 @@ func (s *Starter) run() {
 
 // execute goes through the job's phases and returns its last event.
 func (s *Starter) execute() wire.JobUpdate {
+	if s.cfg.Simulate {
+		return s.simulate()
+	}
 	plan := planFiles
 	if s.sharedFS() {
 		plan = planShared
@@ -42,7 +47,7 @@ func (s *Starter) execute() wire.JobUpdate {
 		return s.planFailed(err)
 	}
 	began := time.Now()
-	box, err := sandbox.Create(s.cfg.ExecuteDir, s.cfg.Slot+"_"+s.job.ID, s.owner())
+	box, err := s.sandbox()
 	if err != nil {
 		return s.failed(attr.HoldStartingJob, err)
 	}
@@ -58,6 +63,11 @@ func (s *Starter) execute() wire.JobUpdate {
 	if r := s.vacating(); r != "" {
 		return s.evicted(r)
 	}
+	if errors.Is(err, wire.ErrUnreachable) {
+		// The schedd is away (restarting, say), not the input wrong: the
+		// job goes back to idle, as HTCondor's does when its shadow is gone.
+		return s.evicted("the job's input could not be fetched: " + err.Error())
+	}
 	if err != nil {
 		return s.held(attr.HoldTransferInput, fmt.Errorf("input %w", err))
 	}
@@ -69,7 +79,13 @@ func (s *Starter) execute() wire.JobUpdate {
 		return s.failed(attr.HoldStartingJob, err)
 	}
 	started := s.reportStarted(start)
-	u := s.afterExit(p, inputs, start, s.wait())
+	end, stopped := s.waitCheckpointing(p, inputs)
+	var u wire.JobUpdate
+	if stopped != nil {
+		u = *stopped
+	} else {
+		u = s.afterExit(p, inputs, start, end)
+	}
 	if s.cfg.Keep != nil {
 		s.cfg.Keep(u) // before the start's report, which may wait for the schedd
 	}
@@ -255,6 +271,10 @@ func (s *Starter) evicted(reason string) wire.JobUpdate {
 func (s *Starter) held(code int, err error) wire.JobUpdate {
 	u := s.event(wire.EventHeld)
 	u.HoldCode, u.Reason = code, err.Error()
+	var pe *xferplugin.Error
+	if errors.As(err, &pe) {
+		u.HoldSubCode = pe.Code // the plugin's exit status, as HTCondor holds
+	}
 	return u
 }
 

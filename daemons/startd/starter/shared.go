@@ -59,7 +59,7 @@ func planShared(ad *classad.Ad) (*plan, error) {
 		}
 		return filepath.Join(iwd, name)
 	}
-	p := &plan{shared: true, dir: iwd, exe: at(classad.EvalStringOr(ad, attr.Cmd, ""))}
+	p := &plan{shared: true, dir: iwd, exe: at(classad.EvalStringOr(ad, attr.Cmd, "")), java: isJava(ad)}
 	if p.exe == "" {
 		return nil, &planError{true, errNoExecutable}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
+	"github.com/kite-sched/kite/internal/xferplugin"
 )
 
 // Transfer moves a job's files between its sandbox and its schedd.
@@ -79,8 +80,27 @@ type Config struct {
 	Timing func(phase string, d time.Duration)
 	// MachineAd is written to the sandbox for the job (without secrets).
 	MachineAd *classad.Ad
-	Log       *slog.Logger
-	Now       func() time.Time
+	// Spare is a sandbox the claim's previous job parked (spare.go),
+	// used instead of a new one; nil makes one.
+	Spare *sandbox.Dir
+	// Recycle, when set, takes the sandbox of a job that left nothing in
+	// it but its ads, parked, for the claim's next job; it removes it
+	// when no job will use it.
+	Recycle func(*sandbox.Dir)
+	// Plugins fetch the job's input files named by URL; nil: the machine
+	// takes no URLs.
+	Plugins *xferplugin.Set
+	// JVM runs java universe jobs; nil: the machine runs none.
+	JVM *JVM
+	// Checkpoints keeps self-checkpointing jobs' checkpoints; nil: the
+	// machine runs no such job (checkpoint.go).
+	Checkpoints CheckpointStore
+	Log         *slog.Logger
+	Now         func() time.Time
+
+	// Simulate runs the job without a process, for scale tests: it lasts
+	// its declared run time (simulate.go).
+	Simulate bool
 }
 
 // The phases Config.Timing measures.
@@ -118,6 +138,9 @@ type Starter struct {
 	memHold   string // why the job goes over its memory, once seen
 	usage     Usage
 	result    wire.JobUpdate
+	ckpt      int // the job's last committed checkpoint
+
+	shells shellSet // condor_ssh_to_job's shells (shell.go)
 }
 
 // Start begins running job; Done is closed when it is over.

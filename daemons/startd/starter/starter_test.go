@@ -25,6 +25,7 @@ type fakeSchedd struct {
 	inputs  map[string]string // name in the job ad -> content
 	badSum  map[string]bool   // announce a wrong checksum for these
 	block   chan string       // non-nil: Fetch names its file here and waits until the starter gives up
+	away    bool              // Fetch fails as for a schedd that cannot be reached
 	outputs map[string]string
 	events  chan wire.JobUpdate
 }
@@ -43,6 +44,9 @@ func (f *fakeSchedd) Fetch(ctx context.Context, name string, w io.Writer) (strin
 		f.block <- name
 		<-ctx.Done()
 		return "", ctx.Err()
+	}
+	if f.away {
+		return "", fmt.Errorf("%w: schedd:1: connection refused", wire.ErrUnreachable)
 	}
 	data, ok := f.inputs[name]
 	if !ok {
@@ -271,9 +275,9 @@ func TestFileEscapes(t *testing.T) {
 		reason   string
 	}{
 		{"input with ..", `TransferInput = "../secret"`, attr.HoldTransferInput, `input file "../secret": ".." leaves the sandbox`},
-		{"absolute input", `TransferInput = "/etc/shadow"`, attr.HoldTransferInput, `input file "/etc/shadow": an absolute path leaves the sandbox`},
+		{"absolute input landing on another", `TransferInput = "/etc/shadow, data"` + "\nIn = \"shadow\"", attr.HoldTransferInput, `input file "shadow": lands on shadow, like "/etc/shadow"`},
 		{"absolute stdin", `In = "/etc/shadow"`, attr.HoldTransferInput, `input file "/etc/shadow": an absolute path leaves the sandbox`},
-		{"url input", `TransferInput = "http://example.org/x"`, attr.HoldTransferInput, `input file "http://example.org/x": a URL needs a file transfer plugin, and this startd has none`},
+		{"url input, URL transfers off", `TransferInput = "http://example.org/x"`, attr.HoldTransferInput, `input file "http://example.org/x": this machine moves no files by URL (startd.url_transfers = false)`},
 		{"absolute output", `TransferOutput = "/etc/passwd"`, attr.HoldTransferOutput, `output file "/etc/passwd": an absolute path leaves the sandbox`},
 		{"output with ..", `TransferOutput = "a/../../x"`, attr.HoldTransferOutput, `output file "a/../../x": ".." leaves the sandbox`},
 		{"output link to the outside", "TransferOutput = \"leak\"\nCmd = \"/link.sh\"", attr.HoldTransferOutput, `output file "leak": leak is a symbolic link to /etc/passwd, outside the sandbox`},
@@ -299,6 +303,18 @@ func TestFileEscapes(t *testing.T) {
 				t.Errorf("sent %v", f.outputNames())
 			}
 		})
+	}
+}
+
+// A job whose input cannot be fetched because its schedd is away (a
+// schedd restarting) goes back to idle, evicted, rather than held: the
+// input is not at fault.
+func TestInputScheddAway(t *testing.T) {
+	f := newFakeSchedd(map[string]string{"data.txt": "x"})
+	f.away = true
+	run(t, testConfig(t, f), jobAd(t, "Cmd = \"/bin/true\"\nTransferExecutable = false\nTransferInput = \"data.txt\""))
+	if u := f.next(t); u.Event != wire.EventEvicted || !strings.Contains(u.Reason, "the job's input could not be fetched") {
+		t.Errorf("%+v", u)
 	}
 }
 

@@ -1,6 +1,7 @@
 package starter
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -30,15 +31,7 @@ func (s *Starter) writeAds() error {
 		machine.Delete(attr.ClaimID)
 	}
 	for name, ad := range map[string]*classad.Ad{jobAdFile: s.job.Ad, machineAdFile: machine} {
-		f, err := s.box.CreateFile(name, 0o644)
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(classad.AppendOld(nil, ad))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := s.box.WriteFile(name, classad.AppendOld(nil, ad), 0o644); err != nil {
 			return err
 		}
 	}
@@ -50,6 +43,9 @@ func (s *Starter) writeAds() error {
 func (s *Starter) fetchInputs(p *plan) (map[string]fileState, error) {
 	got := map[string]fileState{}
 	for _, in := range p.inputs {
+		if in.url {
+			continue // after the files: perhaps through the job's own plugins
+		}
 		perm := fs.FileMode(0o644)
 		if in.exec {
 			perm = 0o755
@@ -57,6 +53,11 @@ func (s *Starter) fetchInputs(p *plan) (map[string]fileState, error) {
 		if err := s.fetch(in, perm); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.fetchURLs(p); err != nil {
+		return nil, err
+	}
+	for _, in := range p.inputs {
 		if fi, err := os.Lstat(s.box.Path + "/" + in.local); err == nil {
 			got[in.local] = fileState{fi.Size(), fi.ModTime()}
 		}
@@ -72,7 +73,13 @@ func (s *Starter) fetch(in input, perm fs.FileMode) error {
 	}
 	defer f.Close()
 	h := sha256.New()
-	announced, err := s.cfg.Transfer.Fetch(s.ctx, in.remote, io.MultiWriter(f, h))
+	fetch := s.cfg.Transfer.Fetch
+	if in.ckpt > 0 && s.cfg.Checkpoints != nil {
+		fetch = func(ctx context.Context, name string, w io.Writer) (string, error) {
+			return s.cfg.Checkpoints.FetchCheckpoint(ctx, in.ckpt, name, w)
+		}
+	}
+	announced, err := fetch(s.ctx, in.remote, io.MultiWriter(f, h))
 	if err != nil {
 		return fmt.Errorf("file %q: %w", in.remote, err)
 	}
@@ -150,6 +157,9 @@ func (s *Starter) sendOutputs(p *plan, inputs map[string]fileState) error {
 	if err != nil {
 		return err
 	}
+	if files, err = s.sendToURLs(p, files); err != nil {
+		return err
+	}
 	for _, f := range files {
 		if err := s.send(f[0], f[1]); err != nil {
 			return err
@@ -160,6 +170,14 @@ func (s *Starter) sendOutputs(p *plan, inputs map[string]fileState) error {
 
 // send sends sandbox file local as remote.
 func (s *Starter) send(remote, local string) error {
+	return s.sendWith(remote, local, func(r io.Reader, size int64, sum string) error {
+		return s.cfg.Transfer.Send(s.ctx, remote, r, size, sum)
+	})
+}
+
+// sendWith sends sandbox file local, named remote in errors, through
+// send, with its size and SHA-256 (hex).
+func (s *Starter) sendWith(remote, local string, send func(r io.Reader, size int64, sum string) error) error {
 	f, err := s.box.Open(local)
 	if err != nil {
 		return err
@@ -170,11 +188,10 @@ func (s *Starter) send(remote, local string) error {
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
-	if err != nil {
-		return fmt.Errorf("file %q: %w", remote, err)
+	if err == nil {
+		err = send(io.LimitReader(f, size), size, hex.EncodeToString(h.Sum(nil)))
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
-	if err := s.cfg.Transfer.Send(s.ctx, remote, io.LimitReader(f, size), size, sum); err != nil {
+	if err != nil {
 		return fmt.Errorf("file %q: %w", remote, err)
 	}
 	return nil
