@@ -34,6 +34,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/classad/eval"
 	"github.com/kite-sched/kite/classad/match"
@@ -133,7 +134,7 @@ func parseAds(text, format string) (any, error) {
 	var chunks []string
 	switch format {
 	case "new":
-		chunks = splitNew(text)
+		chunks = classad.SplitRecords(text)
 	case "old":
 		chunks = splitOld(text)
 	default:
@@ -174,42 +175,6 @@ func splitOld(text string) []string {
 		cur = append(cur, line)
 	}
 	flush()
-	return out
-}
-
-// splitNew splits text into its top-level bracketed ads, minding string
-// literals and quoted names.
-func splitNew(text string) []string {
-	var out []string
-	depth, start := 0, -1
-	var quote byte
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '[':
-			if depth == 0 {
-				start = i
-			}
-			depth++
-		case c == ']':
-			depth--
-			if depth == 0 && start >= 0 {
-				out = append(out, text[start:i+1])
-				start = -1
-			}
-		}
-	}
-	if start >= 0 || len(out) == 0 && strings.TrimSpace(text) != "" {
-		out = append(out, text[max(start, 0):]) // the parser names the mistake
-	}
 	return out
 }
 

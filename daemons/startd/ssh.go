@@ -28,18 +28,9 @@ func (s *Server) handleClaimShell(w http.ResponseWriter, r *wire.Request) error 
 	if err := req.Check(); err != nil {
 		return wire.BadRequest("shell: %v", err)
 	}
-	s.mu.Lock()
-	st, err := s.claimed(req.ClaimID)
-	var run *starter.Starter
-	if err == nil {
-		run = st.claim.run
-	}
-	s.mu.Unlock()
+	run, err := s.claimedRun(req.ClaimID, "shell")
 	if err != nil {
 		return err
-	}
-	if run == nil {
-		return wire.Conflict("shell: the claim runs no job now")
 	}
 	sh, err := run.Shell(req.ShellSpec)
 	switch {

@@ -22,8 +22,21 @@ func (s *Server) handleClaimFile(ctx context.Context, r *wire.Request) (any, err
 	if err := req.Check(); err != nil {
 		return nil, wire.BadRequest("read %s: %v", req.What(), err)
 	}
+	run, err := s.claimedRun(req.ClaimID, "read "+req.What())
+	if err != nil {
+		return nil, err
+	}
+	chunk, err := run.ReadFile(req.FileRange)
+	if err != nil {
+		return nil, fileError(req.FileRange, err)
+	}
+	return chunk, nil
+}
+
+// claimedRun returns the job a claim runs, for a request doing what.
+func (s *Server) claimedRun(claimID, what string) (*starter.Starter, error) {
 	s.mu.Lock()
-	st, err := s.claimed(req.ClaimID)
+	st, err := s.claimed(claimID)
 	var run *starter.Starter
 	if err == nil {
 		run = st.claim.run
@@ -33,13 +46,9 @@ func (s *Server) handleClaimFile(ctx context.Context, r *wire.Request) (any, err
 		return nil, err
 	}
 	if run == nil {
-		return nil, wire.Conflict("read %s: the claim runs no job now", req.What())
+		return nil, wire.Conflict("%s: the claim runs no job now", what)
 	}
-	chunk, err := run.ReadFile(req.FileRange)
-	if err != nil {
-		return nil, fileError(req.FileRange, err)
-	}
-	return chunk, nil
+	return run, nil
 }
 
 // fileError turns a failed read into the wire error the tool shows.

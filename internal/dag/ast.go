@@ -2,7 +2,8 @@ package dag
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/kite-sched/kite/internal/errlist"
 )
 
 // Pos is a place in a DAG file.
@@ -32,26 +33,9 @@ func (e *Error) Error() string { return e.Pos.String() + ": " + e.Msg }
 
 // ErrorList is the mistakes Parse found (at most maxErrors): those of
 // each line in file order, then those of names that no node has.
-type ErrorList []*Error
+type ErrorList = errlist.List[*Error]
 
 const maxErrors = 10
-
-func (l ErrorList) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Unwrap returns the errors, for errors.As.
-func (l ErrorList) Unwrap() []error {
-	errs := make([]error, len(l))
-	for i, e := range l {
-		errs[i] = e
-	}
-	return errs
-}
 
 // Kind is what a node is.
 type Kind int

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kite-sched/kite/internal/errlist"
 )
 
 // Error is a problem in a submit description, at the line (and, when a
@@ -32,28 +34,10 @@ func (e *Error) Error() string {
 }
 
 // ErrorList is the errors Parse found, in file order.
-type ErrorList []*Error
+type ErrorList = errlist.List[*Error]
 
 // maxErrors bounds how many errors Parse reports.
 const maxErrors = 10
-
-// Error returns the errors one per line.
-func (l ErrorList) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Unwrap returns the errors, for errors.As and errors.Is.
-func (l ErrorList) Unwrap() []error {
-	errs := make([]error, len(l))
-	for i, e := range l {
-		errs[i] = e
-	}
-	return errs
-}
 
 // Warning is a questionable but accepted line, such as a command Kite does
 // not know. Warnings are returned, never printed.

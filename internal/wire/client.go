@@ -180,6 +180,12 @@ func (cl *Client) do(ctx context.Context, method, path string, body []byte) (*ht
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return cl.send(req)
+}
+
+// send sends a request with the caller's token and returns a successful
+// response; a failure status becomes the *Error the server sent.
+func (cl *Client) send(req *http.Request) (*http.Response, error) {
 	if cl.c.token != nil {
 		tok, err := cl.c.token()
 		if err != nil {

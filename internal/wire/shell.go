@@ -226,22 +226,9 @@ func (cl *Client) Upgrade(ctx context.Context, path, protocol string, in any) (i
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Connection", "Upgrade")
 	req.Header.Set("Upgrade", protocol)
-	if cl.c.token != nil {
-		tok, err := cl.c.token()
-		if err != nil {
-			return nil, err
-		}
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-	}
-	resp, err := cl.c.hc.Do(req)
+	resp, err := cl.send(req)
 	if err != nil {
-		return nil, unreachable(cl.base, err)
-	}
-	if resp.StatusCode >= 300 {
-		defer resp.Body.Close()
-		return nil, decodeError(resp)
+		return nil, err
 	}
 	rwc, ok := resp.Body.(io.ReadWriteCloser)
 	if resp.StatusCode != http.StatusSwitchingProtocols || !ok || !strings.EqualFold(resp.Header.Get("Upgrade"), protocol) {

@@ -62,7 +62,7 @@ func testPlugin(mode string, args []string) int {
 	}
 	defer out.Close()
 	code := 0
-	for _, text := range splitAds(string(data)) {
+	for _, text := range classad.SplitRecords(string(data)) {
 		ad, err := classad.ParseNew(text)
 		if err != nil {
 			return 4
@@ -321,48 +321,5 @@ func TestBuiltinHTTPAndFile(t *testing.T) {
 		if err := s.Fetch(context.Background(), []File{{url, "x"}}, box); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", url, err, want)
 		}
-	}
-}
-
-func TestSplitAds(t *testing.T) {
-	for in, want := range map[string][]string{
-		"[a=1]\n[b=\"]\"]   ":       {"[a=1]", "[b=\"]\"]"},
-		"  [ x = [ y = 1 ] ] [z=2]": {"[ x = [ y = 1 ] ]", "[z=2]"},
-		"":                          nil,
-		"[unclosed":                 nil,
-	} {
-		if got := splitAds(in); !slices.Equal(got, want) {
-			t.Errorf("splitAds(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// transfer_plugins (condor_submit man page): "TAG=path; TAG2,TAG3=path2".
-func TestParseJobPlugins(t *testing.T) {
-	got, err := ParseJobPlugins(" tar = mytar ; HTTP,https=bin/web.py; ")
-	want := []JobPlugin{{[]string{"tar"}, "mytar"}, {[]string{"http", "https"}, "bin/web.py"}}
-	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("got %v, %v; want %v", got, err, want)
-	}
-	for in, msg := range map[string]string{"tar": "is not TAG=path", "=x": "names no URL scheme", "a=": "is not TAG=path"} {
-		if _, err := ParseJobPlugins(in); err == nil || !strings.Contains(err.Error(), msg) {
-			t.Errorf("%q: %v, want %q", in, err, msg)
-		}
-	}
-}
-
-// A job's own plugin serves its schemes for that job only, before the
-// machine's.
-func TestWithJobPlugins(t *testing.T) {
-	s := NewSet()
-	own := &Plugin{Path: "/sandbox/web.py", Methods: []string{"https", "tar"}}
-	job := s.With(own)
-	for url, want := range map[string]string{"https://h/x": "/sandbox/web.py", "tar://x": "/sandbox/web.py", "http://h/x": Builtin} {
-		if p, err := job.For(url); err != nil || p.Path != want {
-			t.Errorf("%s: %v %v, want %s", url, p, err, want)
-		}
-	}
-	if p, _ := s.For("https://h/x"); p.Path != Builtin {
-		t.Errorf("the machine's set changed: https served by %s", p.Path)
 	}
 }

@@ -230,7 +230,7 @@ func readResults(path string) (map[string]result, error) {
 		return nil, err
 	}
 	out := map[string]result{}
-	for i, text := range splitAds(string(data)) {
+	for i, text := range classad.SplitRecords(string(data)) {
 		ad, err := classad.ParseNew(text)
 		if err != nil {
 			return nil, fmt.Errorf("result %d: %w", i+1, err)
@@ -258,42 +258,4 @@ func firstFailure(files []File, results map[string]result) *Error {
 		return &Error{URL: f.URL, Msg: msg}
 	}
 	return nil
-}
-
-// splitAds splits a sequence of new-format ads ("[...] [...]") into
-// each ad's text; brackets inside string literals do not count.
-func splitAds(s string) []string {
-	var out []string
-	depth, start := 0, -1
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\'':
-			i = skipQuoted(s, i)
-		case c == '[':
-			if depth == 0 {
-				start = i
-			}
-			depth++
-		case c == ']' && depth > 0:
-			if depth--; depth == 0 {
-				out = append(out, s[start:i+1])
-			}
-		}
-	}
-	return out
-}
-
-// skipQuoted returns the index of the quote that closes the literal
-// opening at i (the end of s if none does).
-func skipQuoted(s string, i int) int {
-	q := s[i]
-	for i++; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case q:
-			return i
-		}
-	}
-	return len(s)
 }

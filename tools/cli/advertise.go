@@ -90,7 +90,7 @@ func readJSONAds(path string, data []byte) ([]*classad.Ad, error) {
 func readNewAds(path, text string) ([]*classad.Ad, error) {
 	var ads []*classad.Ad
 	for start := 0; start < len(text); {
-		end := recordEnd(text, start)
+		end := classad.RecordEnd(text, start)
 		chunk := strings.Repeat("\n", strings.Count(text[:start], "\n")) + text[start:end]
 		if strings.TrimSpace(text[start:end]) != "" {
 			ad, err := classad.ParseNew(chunk, classad.Filename(path))
@@ -102,32 +102,6 @@ func readNewAds(path, text string) ([]*classad.Ad, error) {
 		start = end
 	}
 	return ads, nil
-}
-
-// recordEnd finds the end of the bracketed record starting at or after i.
-func recordEnd(text string, i int) int {
-	depth := 0
-	var quote byte
-	for ; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '[':
-			depth++
-		case c == ']':
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return len(text)
 }
 
 // readOldAds reads old-syntax ads separated by blank lines, keeping line
