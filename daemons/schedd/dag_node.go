@@ -176,6 +176,7 @@ func (s *Server) nodeEnv(rec *dagRecord, dir string, id int64) submit.Env {
 	}
 	return submit.Env{
 		Cluster: int(id), Owner: rec.Owner, Dir: dir, Host: host, MaxJobs: s.cfg.MaxJobsPerSubmission,
+		Method: submit.SubmitByDAG,
 		ReadFile: func(name string) (b []byte, err error) {
 			err = as(func() error { b, err = os.ReadFile(name); return err })
 			return b, err

@@ -10,6 +10,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 )
 
 // Env is everything Expand needs from outside the submit file: the
@@ -19,6 +22,13 @@ import (
 type Env struct {
 	// Cluster is the cluster number: $(Cluster), ClusterId.
 	Cluster int
+	// Method is JobSubmitMethod, what submits the jobs, with HTCondor's
+	// numbers: SubmitByTool (condor_submit, kite submit) unless set.
+	Method int
+	// SubmitFile is JobSubmitFile, the submit file's path, when the jobs
+	// come from a file; Version is SubmitVersion, the submitting tool's
+	// version. Empty leaves each unset.
+	SubmitFile, Version string
 	// Owner is the submitting user: the Owner attribute, and the default
 	// accounting group user. Empty leaves Owner unset.
 	Owner string
@@ -72,6 +82,26 @@ type HostInfo struct {
 	OpSysMajorVer    string // OPSYSMAJORVER, e.g. "9"
 	OpSysVer         string // OPSYSVER, e.g. "905"
 	FileSystemDomain string // FILESYSTEM_DOMAIN, usually the host's name
+}
+
+// JobSubmitMethod values (HTCondor's): the submit tool, DAGMan, the
+// Python bindings.
+const (
+	SubmitByTool   = 0
+	SubmitByDAG    = 1
+	SubmitByPython = 2
+)
+
+// setSubmitter records in a cluster ad how its jobs were submitted, as
+// condor_submit does: JobSubmitMethod, JobSubmitFile, SubmitVersion.
+func (e *Env) setSubmitter(ad *classad.Ad) {
+	ad.Set("JobSubmitMethod", ast.Int(int64(e.Method)))
+	if e.SubmitFile != "" {
+		ad.Set("JobSubmitFile", ast.Str(e.SubmitFile))
+	}
+	if e.Version != "" {
+		ad.Set("SubmitVersion", ast.Str(e.Version))
+	}
 }
 
 // LocalEnv returns an Env for submitting from dir on this host: the

@@ -31,6 +31,7 @@ func (x *expander) cluster() *Cluster {
 // into it.
 func (x *expander) clusterAd() (*classad.Ad, []attrVal) {
 	ad := classad.NewAd()
+	x.env.setSubmitter(ad)
 	if len(x.groups) == 0 {
 		ad.Set("ClusterId", x.intLit(int64(x.env.Cluster)))
 		if x.env.Owner != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/submit"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -154,6 +156,10 @@ func (o *submitOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 		return err
 	}
 	env := submit.LocalEnv(dir)
+	env.Version = "kite " + daemon.Version
+	if name != "-" && name != "(command line)" {
+		env.SubmitFile, _ = filepath.Abs(name)
+	}
 	verbose := o.verbose || (file == "-" && !o.terse)
 	if o.dryRun != "" {
 		return o.dryRunTo(stdout, stderr, d, env, verbose)

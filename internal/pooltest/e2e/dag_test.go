@@ -182,6 +182,9 @@ PARENT B C CHILD D
 	if intAttr(t, job, attr.DAGManJobID) != id || str(job, attr.DAGNodeName) != "D" || str(job, attr.DAGParentNodeNames) != "B,C" {
 		t.Errorf("node D's job: %v", job)
 	}
+	if got := str(job, "JobSubmitMethod"); got != "1" {
+		t.Errorf("node D's JobSubmitMethod = %s, want 1 (DAGMan's)", got)
+	}
 }
 
 // RETRY and POST scripts (dagman-reference.rst "RETRY", "SCRIPT"): the
