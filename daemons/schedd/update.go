@@ -259,7 +259,7 @@ func (s *Server) reuse(ctx context.Context, c *claims.Claim) {
 // eventLabel bounds the metric's labels to the known events.
 func eventLabel(e string) string {
 	switch e {
-	case wire.EventStarted, wire.EventExited, wire.EventEvicted, wire.EventHeld, wire.EventFailed:
+	case wire.EventStarted, wire.EventCheckpointed, wire.EventExited, wire.EventEvicted, wire.EventHeld, wire.EventFailed:
 		return e
 	}
 	return "other"

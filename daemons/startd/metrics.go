@@ -105,10 +105,12 @@ func (s *Server) emitCpus(emit metrics.Emit) {
 // the time since the claim's activation, or an end.
 func (m *startdMetrics) report(now func() time.Time, activated time.Time, next func(context.Context, wire.JobUpdate) error) func(context.Context, wire.JobUpdate) error {
 	return func(ctx context.Context, u wire.JobUpdate) error {
-		if u.Event == wire.EventStarted {
+		switch u.Event {
+		case wire.EventStarted:
 			m.started.Inc()
 			m.latency.Observe(max(now().Sub(activated), 0).Seconds())
-		} else {
+		case wire.EventCheckpointed: // the job runs on
+		default:
 			m.ended.WithLabelValues(u.Event).Inc()
 		}
 		return next(ctx, u)
