@@ -5,8 +5,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,8 +27,9 @@ import (
 // that plan would load the intervals unequally by more than the
 // threshold, moves it: with --apply it writes the new k, p and a into the
 // idle jobs, and the next negotiation cycle places them by the new
-// boundaries. Run from cron, it follows a drifting workload; the
-// threshold is its hysteresis.
+// boundaries. With --every it is a small running tuner that follows a
+// drifting workload by itself; the threshold, and --hold between moves,
+// are its hysteresis.
 
 type sitaTuneOptions struct {
 	g         *globals
@@ -37,12 +41,14 @@ type sitaTuneOptions struct {
 	apply     bool
 	name      string
 	cons      []string
+	every     time.Duration // > 0: tune again at this interval until interrupted
+	hold      time.Duration // with every: the least time between two moves
 }
 
 func newSitaTuneCmd(g *globals) *cobra.Command {
 	o := sitaTuneOptions{g: g}
 	c := &cobra.Command{
-		Use:   "tune -n N [--window W] [--threshold PCT] [--apply] [owner | cluster | cluster.proc ...]",
+		Use:   "tune -n N [--window W] [--threshold PCT] [--apply [--every D [--hold D]]] [owner | cluster | cluster.proc ...]",
 		Short: "Refit k, p, a to recent job sizes and move the idle jobs' intervals when the workload drifts",
 		Long: `Fit B(k, p, a) to the sizes of the W most recent jobs (by QDate) of the
 schedd's queue and history that the arguments and --constraint select, and
@@ -53,7 +59,9 @@ load. Above --threshold the plan moves: the new k, p and a, and with
 --apply they are written into the selected idle jobs, so that the next
 negotiation cycle places them by the new boundaries (no host restarts).
 At or below the threshold nothing changes: the threshold keeps a fit
-that wobbles from window to window from moving the plan.`,
+that wobbles from window to window from moving the plan. With --every the
+tuner runs until interrupted, tuning at that interval, and moves the plan
+at most once per --hold.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args) },
 	}
@@ -66,6 +74,8 @@ that wobbles from window to window from moving the plan.`,
 	f.BoolVar(&o.apply, "apply", false, "write the moved plan into the idle jobs")
 	f.StringVar(&o.name, "name", "", "the schedd to ask (its name or host:port)")
 	f.StringArrayVar(&o.cons, "constraint", nil, "only jobs for which the expression is true")
+	f.DurationVar(&o.every, "every", 0, "keep running, tuning at this interval (with --apply: the plan follows the workload)")
+	f.DurationVar(&o.hold, "hold", 0, "with --every: keep a moved plan at least this long")
 	c.MarkFlagRequired("intervals")
 	return c
 }
@@ -90,18 +100,56 @@ func (o *sitaTuneOptions) run(c *cobra.Command, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if o.every < 0 || o.hold < 0 || o.hold > 0 && o.every == 0 {
+		return usageError{fmt.Errorf("--every and --hold must be positive, --hold only with --every")}
+	}
 	ctx := c.Context()
 	s, err := o.g.findSchedd(ctx, o.name)
 	if err != nil {
 		return err
 	}
-	sel := o.selection(args)
-	jobs, err := o.read(ctx, s.client, sel)
-	if err != nil {
+	sel, w := o.selection(args), c.OutOrStdout()
+	if o.every == 0 {
+		_, err := o.once(ctx, w, s, sel, cfg, true)
 		return err
 	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return o.loop(ctx, w, s, sel, cfg)
+}
+
+// loop tunes at every interval until ctx ends; a pass that fails (the
+// schedd restarting, no sized jobs yet) is reported and the next tries
+// again.
+func (o *sitaTuneOptions) loop(ctx context.Context, w io.Writer, s *scheddConn, sel wire.JobSelection, cfg sita.TuneConfig) error {
+	var moved time.Time
+	tick := time.NewTicker(o.every)
+	defer tick.Stop()
+	for {
+		may := moved.IsZero() || time.Since(moved) >= o.hold
+		if did, err := o.once(ctx, w, s, sel, cfg, may); err != nil {
+			fmt.Fprintf(w, "tune: %v\n", err)
+		} else if did {
+			moved = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// once tunes one time: it reads the window, fits, reports and, when the
+// plan moves and may move, writes it with --apply; it says whether it
+// wrote.
+func (o *sitaTuneOptions) once(ctx context.Context, w io.Writer, s *scheddConn, sel wire.JobSelection, cfg sita.TuneConfig, may bool) (bool, error) {
+	jobs, err := o.read(ctx, s.client, sel)
+	if err != nil {
+		return false, err
+	}
 	if len(jobs) == 0 {
-		return fmt.Errorf("the queue and history of %s: no jobs with %s", s.name, o.attr)
+		return false, fmt.Errorf("the queue and history of %s: no jobs with %s", s.name, o.attr)
 	}
 	// The most recent first; the window is the first W.
 	slices.SortStableFunc(jobs, func(a, b tuneJob) int { return cmp.Compare(b.qdate, a.qdate) })
@@ -109,21 +157,24 @@ func (o *sitaTuneOptions) run(c *cobra.Command, args []string) error {
 	current, carriers := planInForce(jobs)
 	t, err := sita.NewTuner(cfg, current, time.Unix(0, 0))
 	if err != nil {
-		return fmt.Errorf("the plan the idle jobs carry: %w", err)
+		return false, fmt.Errorf("the plan the idle jobs carry: %w", err)
 	}
 	for _, j := range window {
 		t.Observe(j.size)
 	}
 	plan, check, err := t.Tune(time.Unix(1, 0))
 	if err != nil {
-		return fmt.Errorf("fitting the %d most recent sizes: %w", len(window), err)
+		return false, fmt.Errorf("fitting the %d most recent sizes: %w", len(window), err)
 	}
-	w := c.OutOrStdout()
 	o.report(w, s.name, len(window), check, current, carriers, plan)
 	if !check.Moved || !o.apply {
-		return nil
+		return false, nil
 	}
-	return o.write(ctx, w, s.client, sel, plan.Pareto)
+	if !may {
+		fmt.Fprintf(w, "hold: the plan moved less than --hold ago; the move waits\n")
+		return false, nil
+	}
+	return true, o.write(ctx, w, s.client, sel, plan.Pareto)
 }
 
 // selection is the jobs the arguments and --constraint select.
