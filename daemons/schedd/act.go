@@ -234,7 +234,8 @@ func (s *Server) leave(tx *queue.Tx, j *queue.Job) {
 	tx.Delete(j, attrClaimID)
 	tx.Delete(j, attrStartdAddr)
 	if v := tx.View(j); v.Int(attr.CheckpointNumber, 0) > 0 {
-		s.pruneCheckpoints(j.ID, 0)
+		id := j.ID
+		tx.AfterCommit(func() { s.pruneCheckpoints(id, 0) }) // the job is gone for good
 	}
 	tx.Leave(j)
 }
