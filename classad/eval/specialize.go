@@ -393,29 +393,16 @@ func (s *specializer) evaluate(k int, c *constAttr) bool {
 }
 
 // andOf is a && b with constant operands folded.
-func andOf(a, b node) node {
-	n := fold(&andNode{a, b})
-	if la, ok := a.(*litNode); ok {
-		l, ok := logical(la.v)
-		switch {
-		case !ok || la.v.kind == ErrorKind:
-			return &litNode{Error()}
-		case la.v.kind == UndefinedKind:
-			return n
-		case !l:
-			return &litNode{Bool(false)}
-		}
-		return boolOf(b)
-	}
-	if decides(b, true) {
-		return boolOf(a)
-	}
-	return n
-}
+func andOf(a, b node) node { return shortCircuit(a, b, &andNode{a, b}, false) }
 
 // orOf is a || b with constant operands folded.
-func orOf(a, b node) node {
-	n := fold(&orNode{a, b})
+func orOf(a, b node) node { return shortCircuit(a, b, &orNode{a, b}, true) }
+
+// shortCircuit folds op, a && b (decisive false) or a || b (decisive
+// true): a constant a that is the decisive value decides; a constant a
+// that is not leaves b; a constant b that is not decisive leaves a.
+func shortCircuit(a, b, op node, decisive bool) node {
+	n := fold(op)
 	if la, ok := a.(*litNode); ok {
 		l, ok := logical(la.v)
 		switch {
@@ -423,12 +410,12 @@ func orOf(a, b node) node {
 			return &litNode{Error()}
 		case la.v.kind == UndefinedKind:
 			return n
-		case l:
-			return &litNode{Bool(true)}
+		case l == decisive:
+			return &litNode{Bool(decisive)}
 		}
 		return boolOf(b)
 	}
-	if decides(b, false) {
+	if decides(b, !decisive) {
 		return boolOf(a)
 	}
 	return n
