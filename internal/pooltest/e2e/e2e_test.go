@@ -61,29 +61,38 @@ func newPoolWith(t testing.TB, slots int, edit func(*startd.Config), startds ...
 func (pl *pool) submit(dir, text string) int64 {
 	t := pl.t
 	t.Helper()
+	d, env := pl.prepare(dir, text)
+	c, _, err := d.Expand(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res wire.SubmitResult
+	path := wire.PathSubmit + "?cluster=" + strconv.Itoa(env.Cluster)
+	if err := pl.user.CallRaw(context.Background(), "POST", path, c.AppendJSON(nil), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Cluster
+}
+
+// prepare parses a submit description of dir and gets it a cluster id as
+// alice: the description, and the environment to expand it in.
+func (pl *pool) prepare(dir, text string) (*submit.Description, submit.Env) {
+	t := pl.t
+	t.Helper()
 	d, _, err := submit.Parse(filepath.Join(dir, "job.sub"), []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	var nc wire.NewCluster
-	if err := pl.user.Call(ctx, "POST", wire.PathNewCluster, nil, &nc); err != nil {
+	if err := pl.user.Call(context.Background(), "POST", wire.PathNewCluster, nil, &nc); err != nil {
 		t.Fatal(err)
 	}
 	env := submit.LocalEnv(dir)
 	// One file system, as on a personal pool: the startds' host is the
 	// pool's "test".
 	env.Host.FileSystemDomain = pl.p.Env("schedd").Host
-	env.Cluster, env.Owner = int(nc.Cluster), nc.Owner
-	c, _, err := d.Expand(env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res wire.SubmitResult
-	if err := pl.user.CallRaw(ctx, "POST", wire.PathSubmit+"?cluster="+strconv.FormatInt(nc.Cluster, 10), c.AppendJSON(nil), &res); err != nil {
-		t.Fatal(err)
-	}
-	return res.Cluster
+	env.Cluster, env.Owner, env.MaxJobs = int(nc.Cluster), nc.Owner, nc.MaxJobs
+	return d, env
 }
 
 // job returns a job's ad from the queue, or from the history once it left.

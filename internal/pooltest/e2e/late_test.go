@@ -3,13 +3,11 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/attr"
-	"github.com/kite-sched/kite/internal/submit"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -18,25 +16,14 @@ import (
 func (pl *pool) submitLate(dir, text string) wire.SubmitResult {
 	t := pl.t
 	t.Helper()
-	d, _, err := submit.Parse(filepath.Join(dir, "job.sub"), []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	var nc wire.NewCluster
-	if err := pl.user.Call(ctx, "POST", wire.PathNewCluster, nil, &nc); err != nil {
-		t.Fatal(err)
-	}
-	env := submit.LocalEnv(dir)
-	env.Host.FileSystemDomain = pl.p.Env("schedd").Host
-	env.Cluster, env.Owner, env.MaxJobs = int(nc.Cluster), nc.Owner, nc.MaxJobs
+	d, env := pl.prepare(dir, text)
 	_, late, _, err := d.ExpandLate(env)
 	if err != nil || late == nil {
 		t.Fatalf("not a factory: %v", err)
 	}
 	var res wire.SubmitResult
-	path := wire.PathSubmitFactory + "?cluster=" + strconv.FormatInt(nc.Cluster, 10)
-	if err := pl.user.CallRaw(ctx, "POST", path, late.AppendJSON(nil), &res); err != nil {
+	path := wire.PathSubmitFactory + "?cluster=" + strconv.Itoa(env.Cluster)
+	if err := pl.user.CallRaw(context.Background(), "POST", path, late.AppendJSON(nil), &res); err != nil {
 		t.Fatal(err)
 	}
 	return res
