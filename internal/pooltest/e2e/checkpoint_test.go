@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,20 +16,45 @@ import (
 )
 
 // checkpointingJob does one step per run of its executable: it resumes
-// from state.dat, logs the step in progress.log, marks the step in the
-// gate directory (at<step>.<pid>), waits there for go<step>, then exits
-// 85 (a checkpoint) or, after step 3, 0.
+// from state.dat, logs the step in progress.log, tells the test the step
+// it is at through the gate directory's FIFO, waits there for go<step>,
+// then exits 85 (a checkpoint) or, after step 3, 0.
 const checkpointingJob = `#!/bin/sh
 g=$1
 n=$(cat state.dat 2>/dev/null || echo 0)
 n=$((n+1))
 echo "step $n" >> progress.log
 echo $n > state.dat
-touch $g/at$n.$$
+echo "at $n" > $g/events
 while [ ! -e $g/go$n ]; do sleep 0.02; done
 [ $n -ge 3 ] && exit 0
 exit 85
 `
+
+// stepEvents makes the FIFO the job's runs write their steps to ("at N")
+// and delivers each step as it is written.
+func stepEvents(t *testing.T, path string) <-chan int {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0) // read-write: no end of input between writers
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	out := make(chan int, 16)
+	go func() {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var step int
+			if _, err := fmt.Sscanf(sc.Text(), "at %d", &step); err == nil {
+				out <- step
+			}
+		}
+	}()
+	return out
+}
 
 // A self-checkpointing job (users' manual, "Self-Checkpointing
 // Applications") whose machine is killed twice completes with its work
@@ -40,6 +67,7 @@ func TestSelfCheckpointingJobSurvivesKilledMachines(t *testing.T) {
 		c.ClaimLease, c.RequeueAfter = time.Minute, 500*time.Millisecond
 	}}, "a", "b", "c")
 	dir, gates := t.TempDir(), t.TempDir()
+	events := stepEvents(t, filepath.Join(gates, "events"))
 	if err := os.WriteFile(filepath.Join(dir, "job.sh"), []byte(checkpointingJob), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -52,15 +80,15 @@ should_transfer_files = YES
 log = job.log
 queue
 `, gates)))
+	seen := map[int]int{} // runs of each step so far
 	at := func(step, runs int) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			marks, _ := filepath.Glob(filepath.Join(gates, fmt.Sprintf("at%d.*", step)))
-			if len(marks) >= runs {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("step %d ran %d times, want %d; job:\n%v", step, len(marks), runs, pl.job(id))
+		for seen[step] < runs {
+			select {
+			case s := <-events:
+				seen[s]++
+			case <-time.After(20 * time.Second):
+				t.Fatalf("step %d ran %d times, want %d; job:\n%v", step, seen[step], runs, pl.job(id))
 			}
 		}
 	}
