@@ -68,6 +68,19 @@ func TestHTCondorArgs(t *testing.T) {
 		{"kite", []string{"q", "-af", "Owner"}, []string{"q", "--af", "Owner"}, ""},
 		{"kite", []string{"--config", "-c.toml", "q", "-run"}, []string{"--config", "-c.toml", "q", "--run"}, ""},
 		{"kite", []string{"status", "-co"}, nil, "option -co is ambiguous: -collector, -config, -constraint"},
+		// condor_ssh_to_job(1): single-dash options, the job id, then the
+		// command (-- before one whose words look like options); -ssh and
+		// -keygen-options, which drive an ssh program, are refused.
+		// condor_transfer_data(1) and condor_submit -interactive likewise.
+		{"condor_ssh_to_job", []string{"-auto-retry", "-shells", "/bin/bash,/bin/sh", "1.0"}, []string{"ssh_to_job", "--auto-retry", "--shells", "/bin/bash,/bin/sh", "1.0"}, ""},
+		{"condor_ssh_to_job", []string{"-remove-on-interrupt", "-name", "s@h", "2", "ls"}, []string{"ssh_to_job", "--remove-on-interrupt", "--name", "s@h", "2", "ls"}, ""},
+		{"condor_ssh_to_job", []string{"1.0", "--", "ls", "-la"}, []string{"ssh_to_job", "1.0", "--", "ls", "-la"}, ""},
+		{"condor_ssh_to_job", []string{"-auto-retry", "1", "ls", "-la", "-name", "x"}, []string{"ssh_to_job", "--auto-retry", "1", "ls", "-la", "-name", "x"}, ""},
+		{"kite", []string{"--config", "k.toml", "ssh_to_job", "1", "ls", "-la"}, []string{"--config", "k.toml", "ssh_to_job", "1", "ls", "-la"}, ""},
+		{"condor_ssh_to_job", []string{"-ssh", "sftp", "1.0"}, nil, "option -ssh is not supported"},
+		{"condor_ssh_to_job", []string{"-keygen-options", "-t rsa", "1.0"}, nil, "option -keygen-options is not supported"},
+		{"condor_transfer_data", []string{"-constraint", "true", "-addr", "<1.2.3.4:9618>"}, []string{"transfer_data", "--constraint", "true", "--addr", "<1.2.3.4:9618>"}, ""},
+		{"condor_submit", []string{"-interactive", "job.sub"}, []string{"submit", "--interactive", "job.sub"}, ""},
 	} {
 		t.Run(tc.prog+" "+strings.Join(tc.args, " "), func(t *testing.T) {
 			got, err := programArgs(tc.prog, tc.args)
