@@ -16,19 +16,15 @@ import (
 	"github.com/kite-sched/kite/internal/wire"
 )
 
-// bench100k is tools/cli's BenchmarkSubmit100k's cluster: 100 000 jobs
-// with per-proc arguments, output and error, and a job event log.
-const bench100k = `
-executable     = /bin/sleep
-arguments      = 60 $(Process)
-output         = out.$(Process)
-error          = err.$(Process)
-log            = job.log
-request_memory = 1 GB
-request_cpus   = 2
-+Project       = "bench"
-queue 100000
-`
+// bench100k is the submit benchmarks' cluster, shared with the other
+// packages' (a comment in the file says what it holds).
+var bench100k = func() string {
+	b, err := os.ReadFile("../internal/submit/testdata/bench100k.sub")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 // benchSchedd runs a schedd on loopback TCP, durable as tools/cli's
 // benchmarks run it, and returns a client for it as alice.

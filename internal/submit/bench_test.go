@@ -1,22 +1,19 @@
 package submit
 
 import (
+	"os"
 	"testing"
 )
 
-// bench100k is a cluster of 100 000 jobs with per-proc output, error and
-// arguments, as `kite submit` must handle in well under two seconds.
-const bench100k = `
-executable     = /bin/sleep
-arguments      = 60 $(Process)
-output         = out.$(Process)
-error          = err.$(Process)
-log            = job.log
-request_memory = 1 GB
-request_cpus   = 2
-+Project       = "bench"
-queue 100000
-`
+// bench100k is the submit benchmarks' cluster, shared with the other
+// packages' (a comment in the file says what it holds).
+var bench100k = func() string {
+	b, err := os.ReadFile("testdata/bench100k.sub")
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
 
 func benchEnv() Env {
 	return Env{
