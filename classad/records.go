@@ -1,24 +1,20 @@
 package classad
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kite-sched/kite/classad/ast"
+)
 
 // RecordEnd returns the end (exclusive) of the bracketed record that
 // starts at or after i in a text of new-syntax ads, minding string
 // literals and quoted names; len(text) when no record closes.
 func RecordEnd(text string, i int) int {
 	depth := 0
-	var quote byte
 	for ; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
+		switch c := text[i]; {
 		case c == '"' || c == '\'':
-			quote = c
+			i = ast.QuotedEnd(text, i) - 1
 		case c == '[':
 			depth++
 		case c == ']':

@@ -153,18 +153,10 @@ func boolWord(b bool) string {
 func Split(s string) []string {
 	var parts []string
 	start := 0
-	var quote byte
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
+		switch c := s[i]; {
 		case c == '"' || c == '\'':
-			quote = c
+			i = ast.QuotedEnd(s, i) - 1
 		case strings.HasPrefix(s[i:], "|||"):
 			parts = append(parts, strings.TrimSpace(s[start:i]))
 			i += 2
