@@ -17,14 +17,15 @@ import (
 )
 
 // bench100k is the submit benchmarks' cluster, shared with the other
-// packages' (a comment in the file says what it holds).
-var bench100k = func() string {
-	b, err := os.ReadFile("../../internal/submit/testdata/bench100k.sub")
+// packages' (a comment in the file says what it holds); read when a
+// benchmark runs, in the package's directory.
+func bench100k(b *testing.B) string {
+	data, err := os.ReadFile("../../internal/submit/testdata/bench100k.sub")
 	if err != nil {
-		panic(err)
+		b.Fatal(err)
 	}
-	return string(b)
-}()
+	return string(data)
+}
 
 // benchPool runs a schedd on loopback TCP (durable: every commit is
 // fsynced) and sets up the tools' configuration and token to reach it.
@@ -70,7 +71,7 @@ func kite(b *testing.B, out io.Writer, args ...string) {
 func BenchmarkSubmit100k(b *testing.B) {
 	addr, dir := benchPool(b)
 	sub := filepath.Join(dir, "bench.sub")
-	if err := os.WriteFile(sub, []byte(bench100k), 0o644); err != nil {
+	if err := os.WriteFile(sub, []byte(bench100k(b)), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	b.Chdir(dir)
@@ -91,7 +92,7 @@ func BenchmarkSubmit100k(b *testing.B) {
 func BenchmarkQ100k(b *testing.B) {
 	addr, dir := benchPool(b)
 	sub := filepath.Join(dir, "bench.sub")
-	os.WriteFile(sub, []byte(strings.Replace(bench100k, "log            = job.log\n", "", 1)), 0o644)
+	os.WriteFile(sub, []byte(strings.Replace(bench100k(b), "log            = job.log\n", "", 1)), 0o644)
 	b.Chdir(dir)
 	kite(b, io.Discard, "submit", "-name", addr, sub)
 	var out countWriter
@@ -111,7 +112,7 @@ func BenchmarkQ100k(b *testing.B) {
 func BenchmarkQ100kBatch(b *testing.B) {
 	addr, dir := benchPool(b)
 	sub := filepath.Join(dir, "bench.sub")
-	os.WriteFile(sub, []byte(strings.Replace(bench100k, "log            = job.log\n", "", 1)), 0o644)
+	os.WriteFile(sub, []byte(strings.Replace(bench100k(b), "log            = job.log\n", "", 1)), 0o644)
 	b.Chdir(dir)
 	kite(b, io.Discard, "submit", "-name", addr, sub)
 	var out strings.Builder
@@ -135,7 +136,7 @@ func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); 
 func BenchmarkQ100kConstraint(b *testing.B) {
 	addr, dir := benchPool(b)
 	sub := filepath.Join(dir, "bench.sub")
-	os.WriteFile(sub, []byte(strings.Replace(bench100k, "log            = job.log\n", "", 1)), 0o644)
+	os.WriteFile(sub, []byte(strings.Replace(bench100k(b), "log            = job.log\n", "", 1)), 0o644)
 	b.Chdir(dir)
 	kite(b, io.Discard, "submit", "-name", addr, sub)
 	var out strings.Builder

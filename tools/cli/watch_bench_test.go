@@ -18,7 +18,7 @@ import (
 func BenchmarkWatchPoll100k(b *testing.B) {
 	addr, dir := benchPool(b)
 	sub := filepath.Join(dir, "bench.sub")
-	os.WriteFile(sub, []byte(strings.Replace(bench100k, "log            = job.log\n", "", 1)), 0o644)
+	os.WriteFile(sub, []byte(strings.Replace(bench100k(b), "log            = job.log\n", "", 1)), 0o644)
 	b.Chdir(dir)
 	kite(b, io.Discard, "submit", "-name", addr, sub)
 	ctx := context.Background()
