@@ -1,21 +1,19 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/sita"
+	"github.com/kite-sched/kite/internal/sitatune"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -29,7 +27,8 @@ import (
 // idle jobs, and the next negotiation cycle places them by the new
 // boundaries. With --every it is a small running tuner that follows a
 // drifting workload by itself; the threshold, and --hold between moves,
-// are its hysteresis.
+// are its hysteresis. The passes are internal/sitatune's; this file
+// parses the flags and prints what each pass saw.
 
 type sitaTuneOptions struct {
 	g         *globals
@@ -58,10 +57,11 @@ the plan's expected imbalance M under the fit, in percent of the mean
 load. Above --threshold the plan moves: the new k, p and a, and with
 --apply they are written into the selected idle jobs, so that the next
 negotiation cycle places them by the new boundaries (no host restarts).
-At or below the threshold nothing changes: the threshold keeps a fit
-that wobbles from window to window from moving the plan. With --every the
-tuner runs until interrupted, tuning at that interval, and moves the plan
-at most once per --hold.`,
+At or below the threshold the plan stays: the threshold keeps a fit that
+wobbles from window to window from moving it; with --apply it is still
+written into the idle jobs that do not carry it (jobs submitted since).
+With --every the tuner runs until interrupted, tuning at that interval;
+the plan it set stays in force, and moves at most once per --hold.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args) },
 	}
@@ -80,15 +80,6 @@ at most once per --hold.`,
 	return c
 }
 
-// tuneJob is one job the tuner reads.
-type tuneJob struct {
-	id    string
-	qdate int64
-	size  float64
-	idle  bool
-	plan  *sita.Pareto
-}
-
 func (o *sitaTuneOptions) run(c *cobra.Command, args []string) error {
 	if err := checkN(o.n); err != nil {
 		return err
@@ -96,41 +87,40 @@ func (o *sitaTuneOptions) run(c *cobra.Command, args []string) error {
 	if err := sita.ValidAttrName(o.attr); err != nil {
 		return usageError{fmt.Errorf("--attr: %v", err)}
 	}
-	cfg, err := sita.TuneConfig{Intervals: o.n, Window: o.window, MinSizes: min(o.window, 2), Threshold: o.threshold, Method: o.method}.Check()
-	if err != nil {
-		return usageError{err}
-	}
 	if o.every < 0 || o.hold < 0 || o.hold > 0 && o.every == 0 {
 		return usageError{fmt.Errorf("--every and --hold must be positive, --hold only with --every")}
 	}
 	ctx := c.Context()
+	cfg := sita.TuneConfig{Intervals: o.n, Window: o.window, MinSizes: min(o.window, 2), Threshold: o.threshold, Method: o.method, Hold: o.hold}
+	if _, err := cfg.Check(); err != nil {
+		return usageError{err}
+	}
 	s, err := o.g.findSchedd(ctx, o.name)
 	if err != nil {
 		return err
 	}
-	sel, w := o.selection(args), c.OutOrStdout()
+	t, err := sitatune.New(s.client, sitatune.Options{Tune: cfg, Attr: o.attr, Selection: o.selection(args), Apply: o.apply})
+	if err != nil {
+		return usageError{err}
+	}
+	w := c.OutOrStdout()
 	if o.every == 0 {
-		_, err := o.once(ctx, w, s, sel, cfg, true)
-		return err
+		return o.once(ctx, w, s.name, t)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return o.loop(ctx, w, s, sel, cfg)
+	return o.loop(ctx, w, s.name, t)
 }
 
 // loop tunes at every interval until ctx ends; a pass that fails (the
 // schedd restarting, no sized jobs yet) is reported and the next tries
 // again.
-func (o *sitaTuneOptions) loop(ctx context.Context, w io.Writer, s *scheddConn, sel wire.JobSelection, cfg sita.TuneConfig) error {
-	var moved time.Time
+func (o *sitaTuneOptions) loop(ctx context.Context, w io.Writer, schedd string, t *sitatune.Tuner) error {
 	tick := time.NewTicker(o.every)
 	defer tick.Stop()
 	for {
-		may := moved.IsZero() || time.Since(moved) >= o.hold
-		if did, err := o.once(ctx, w, s, sel, cfg, may); err != nil {
+		if err := o.once(ctx, w, schedd, t); err != nil {
 			fmt.Fprintf(w, "tune: %v\n", err)
-		} else if did {
-			moved = time.Now()
 		}
 		select {
 		case <-ctx.Done():
@@ -140,41 +130,16 @@ func (o *sitaTuneOptions) loop(ctx context.Context, w io.Writer, s *scheddConn, 
 	}
 }
 
-// once tunes one time: it reads the window, fits, reports and, when the
-// plan moves and may move, writes it with --apply; it says whether it
-// wrote.
-func (o *sitaTuneOptions) once(ctx context.Context, w io.Writer, s *scheddConn, sel wire.JobSelection, cfg sita.TuneConfig, may bool) (bool, error) {
-	jobs, err := o.read(ctx, s.client, sel)
+// once runs one pass of the tuner and reports it.
+func (o *sitaTuneOptions) once(ctx context.Context, w io.Writer, schedd string, t *sitatune.Tuner) error {
+	p, err := t.Pass(ctx, time.Now())
+	if p.Check.Fit.Method != "" { // it fitted
+		o.report(w, schedd, p)
+	}
 	if err != nil {
-		return false, err
+		return fmt.Errorf("the queue and history of %s: %w", schedd, err)
 	}
-	if len(jobs) == 0 {
-		return false, fmt.Errorf("the queue and history of %s: no jobs with %s", s.name, o.attr)
-	}
-	// The most recent first; the window is the first W.
-	slices.SortStableFunc(jobs, func(a, b tuneJob) int { return cmp.Compare(b.qdate, a.qdate) })
-	window := jobs[:min(len(jobs), cfg.Window)]
-	current, carriers := planInForce(jobs)
-	t, err := sita.NewTuner(cfg, current, time.Unix(0, 0))
-	if err != nil {
-		return false, fmt.Errorf("the plan the idle jobs carry: %w", err)
-	}
-	for _, j := range window {
-		t.Observe(j.size)
-	}
-	plan, check, err := t.Tune(time.Unix(1, 0))
-	if err != nil {
-		return false, fmt.Errorf("fitting the %d most recent sizes: %w", len(window), err)
-	}
-	o.report(w, s.name, len(window), check, current, carriers, plan)
-	if !check.Moved || !o.apply {
-		return false, nil
-	}
-	if !may {
-		fmt.Fprintf(w, "hold: the plan moved less than --hold ago; the move waits\n")
-		return false, nil
-	}
-	return true, o.write(ctx, w, s.client, sel, plan.Pareto)
+	return nil
 }
 
 // selection is the jobs the arguments and --constraint select.
@@ -187,110 +152,36 @@ func (o *sitaTuneOptions) selection(args []string) wire.JobSelection {
 	return wire.JobSelection{IDs: ids, Owners: owners, Constraint: strings.Join(parts, " && ")}
 }
 
-// read reads the selected jobs of the queue and the history that have a
-// size.
-func (o *sitaTuneOptions) read(ctx context.Context, cl *wire.Client, sel wire.JobSelection) ([]tuneJob, error) {
-	proj := []string{"ClusterId", "ProcId", "QDate", "JobStatus", o.attr, sita.JobMinSize, sita.JobMaxSize, sita.JobVariability}
-	var jobs []tuneJob
-	add := func(ad *classad.Ad) error {
-		size := classad.EvalNumberOr(ad, o.attr, 0)
-		if !(size > 0) {
-			return nil // not sized: SITA-E does not place it
-		}
-		j := tuneJob{id: jobLabel(ad, len(jobs)+1), qdate: int64(classad.EvalNumberOr(ad, "QDate", 0)), size: size,
-			idle: classad.EvalNumberOr(ad, "JobStatus", 0) == 1}
-		if ps := jobParams([]*classad.Ad{ad}); ps != nil && ps[0] != nil {
-			j.plan = ps[0]
-		}
-		jobs = append(jobs, j)
-		return nil
-	}
-	if err := streamAds(ctx, cl, wire.PathQueue, wire.JobQuery{JobSelection: sel, Projection: proj}, add); err != nil {
-		return nil, err
-	}
-	h := wire.HistoryQuery{IDs: sel.IDs, Owners: sel.Owners, Constraint: sel.Constraint, Projection: proj}
-	if err := streamAds(ctx, cl, wire.PathHistory, h, add); err != nil {
-		return nil, err
-	}
-	return jobs, nil
-}
-
-// planInForce is the plan the idle jobs carry: the parameters most of
-// them carry (jobs sorted newest first; ties go to the newest), and how
-// many carry it. nil when no idle job carries one.
-func planInForce(jobs []tuneJob) (*sita.Pareto, int) {
-	counts := map[sita.Pareto]int{}
-	var order []sita.Pareto
-	for _, j := range jobs {
-		if !j.idle || j.plan == nil {
-			continue
-		}
-		if counts[*j.plan] == 0 {
-			order = append(order, *j.plan)
-		}
-		counts[*j.plan]++
-	}
-	var best *sita.Pareto
-	for i := range order {
-		if best == nil || counts[order[i]] > counts[*best] {
-			best = &order[i]
-		}
-	}
-	if best == nil {
-		return nil, 0
-	}
-	return best, counts[*best]
-}
-
 // report prints the fit, the plan in force, the drift and the decision.
-func (o *sitaTuneOptions) report(w io.Writer, schedd string, n int, c sita.Check, current *sita.Pareto, carriers int, plan sita.Plan) {
-	fmt.Fprintf(w, "window: the %d most recent sizes of the queue and history of %s\n", n, schedd)
+func (o *sitaTuneOptions) report(w io.Writer, schedd string, p sitatune.Pass) {
+	c := p.Check
+	fmt.Fprintf(w, "window: the %d most recent sizes of the queue and history of %s\n", p.Window, schedd)
 	fmt.Fprintf(w, "fit: %s by %s\n", c.Fit.Pareto, c.Fit.Method)
 	if c.Fit.Warning != "" {
 		fmt.Fprintf(w, "warning: %s\n", c.Fit.Warning)
 	}
-	if current == nil {
+	if p.Current == nil {
 		fmt.Fprintf(w, "plan in force: none (no idle job carries %s, %s and %s)\n", sita.JobMinSize, sita.JobMaxSize, sita.JobVariability)
 	} else {
 		fmt.Fprintf(w, "plan in force: %s, carried by %d idle jobs; its expected imbalance under the fit: %.1f %% of the mean load (threshold %g %%)\n",
-			current, carriers, c.Drift, o.threshold)
+			p.Current, p.Carriers, c.Drift, o.threshold)
 	}
-	if !c.Moved {
+	switch {
+	case c.Held:
+		fmt.Fprintf(w, "hold: the plan moved less than --hold ago; the move waits\n")
+	case !c.Moved:
 		fmt.Fprintf(w, "keep: the plan in force is within the threshold\n")
-		return
+	default:
+		var b []string
+		for _, x := range p.Plan.Intervals.X[1 : len(p.Plan.Intervals.X)-1] {
+			b = append(b, bound(x))
+		}
+		fmt.Fprintf(w, "move: to %s, boundaries %s\n", p.Plan.Pareto, strings.Join(b, ", "))
+		if !o.apply {
+			fmt.Fprintf(w, "(--apply writes it into the idle jobs)\n")
+		}
 	}
-	var b []string
-	for _, x := range plan.Intervals.X[1 : len(plan.Intervals.X)-1] {
-		b = append(b, bound(x))
+	if p.Set > 0 || c.Moved && o.apply {
+		fmt.Fprintf(w, "set on %d idle jobs\n", p.Set)
 	}
-	fmt.Fprintf(w, "move: to %s, boundaries %s\n", plan.Pareto, strings.Join(b, ", "))
-	if !o.apply {
-		fmt.Fprintf(w, "(--apply writes it into the idle jobs)\n")
-	}
-}
-
-// write sets the new plan on the selected idle jobs.
-func (o *sitaTuneOptions) write(ctx context.Context, w io.Writer, cl *wire.Client, sel wire.JobSelection, d sita.Pareto) error {
-	idle := "JobStatus == 1"
-	if sel.Constraint != "" {
-		idle = "(" + sel.Constraint + ") && " + idle
-	}
-	sel.Constraint = idle
-	attrs := map[string]string{
-		sita.JobMinSize:     tomlFloat(d.K),
-		sita.JobMaxSize:     tomlFloat(d.P),
-		sita.JobVariability: tomlFloat(d.A),
-	}
-	var res wire.ActResult
-	if err := cl.Call(ctx, "POST", wire.PathEdit, wire.Edit{JobSelection: sel, Attrs: attrs}, &res); err != nil {
-		return err
-	}
-	if res.Changed == 0 && res.Denied > 0 {
-		return fmt.Errorf("permission denied: %d idle job(s) are not yours", res.Denied)
-	}
-	fmt.Fprintf(w, "set on %d idle jobs\n", res.Changed)
-	if res.Denied > 0 {
-		return fmt.Errorf("%d idle job(s) are not yours: unchanged", res.Denied)
-	}
-	return nil
 }
