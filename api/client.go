@@ -22,6 +22,9 @@ import (
 type Config struct {
 	// Collector is the pool's collector, host:port.
 	Collector string
+	// Collectors, when set, lists several collectors (pool.collectors):
+	// queries go to the first that answers, and Collector is ignored.
+	Collectors []string
 	// Token is the bearer token to present ("": none).
 	Token string
 	// TLS, when set, makes every connection TLS with this configuration.
@@ -44,7 +47,7 @@ func DefaultConfig() (Config, error) {
 	if err != nil && !errors.Is(err, auth.ErrNoToken) {
 		return Config{}, err
 	}
-	return Config{Collector: c.Pool.Collector, Token: tok}, nil
+	return Config{Collector: c.Pool.Collector, Collectors: c.Pool.Collectors, Token: tok}, nil
 }
 
 // configPath is where the tools find their configuration ("" if none).
@@ -69,19 +72,24 @@ func configPath() string {
 // Client calls a pool's daemons. It is safe for concurrent use and keeps
 // connections open between calls: make one per process.
 type Client struct {
-	cfg  Config
-	conn *wire.Connector
+	cfg        Config
+	conn       *wire.Connector
+	collectors *wire.Collectors
 }
 
 // NewClient returns a client for the pool cfg describes.
 func NewClient(cfg Config) *Client {
 	conn := wire.NewConnector(wire.ConnectorOptions{Network: cfg.Network, TLS: cfg.TLS, Token: wire.StaticToken(cfg.Token)})
-	return &Client{cfg: cfg, conn: conn}
+	addrs := cfg.Collectors
+	if len(addrs) == 0 {
+		addrs = []string{cfg.Collector}
+	}
+	return &Client{cfg: cfg, conn: conn, collectors: conn.Collectors(addrs)}
 }
 
 // Collector returns the pool's collector.
 func (c *Client) Collector() *Collector {
-	return &Collector{c: c.conn.Client(c.cfg.Collector), addr: c.cfg.Collector}
+	return &Collector{c: c.collectors}
 }
 
 // ScheddAt returns the schedd at addr (host:port), without asking the
@@ -112,7 +120,7 @@ func (c *Client) Schedd(ctx context.Context, name string) (*Schedd, error) {
 	case name != "":
 		return nil, fmt.Errorf("no schedd named %q in the pool", name)
 	case len(ads) == 0:
-		return nil, fmt.Errorf("no schedd in the pool of %s", c.cfg.Collector)
+		return nil, fmt.Errorf("no schedd in the pool of %s", c.collectors.Addr())
 	}
 	return nil, fmt.Errorf("the pool has several schedds (%s): name one", strings.Join(names, ", "))
 }
@@ -120,13 +128,43 @@ func (c *Client) Schedd(ctx context.Context, name string) (*Schedd, error) {
 // Priorities returns the fair-share accounts of the pool's negotiator,
 // best effective priority first (condor_userprio).
 func (c *Client) Priorities(ctx context.Context) ([]Priority, error) {
-	ad, err := c.Collector().Locate(ctx, AdNegotiator, "")
+	addrs, err := c.negotiators(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var p Priorities
-	err = c.conn.Client(adString(ad, attr.MyAddress)).Call(ctx, "GET", wire.PathPriorities, nil, &p)
+	for _, addr := range addrs {
+		// Every member of a Raft group answers from its copy of the
+		// accountant: the leader first, another when it is gone.
+		err = c.conn.Client(addr).Call(ctx, "GET", wire.PathPriorities, nil, &p)
+		if !errors.Is(err, wire.ErrUnreachable) {
+			break
+		}
+	}
 	return p.Users, err
+}
+
+// negotiators returns the addresses of the pool's negotiators, the
+// leader of their Raft group first when they form one.
+func (c *Client) negotiators(ctx context.Context) ([]string, error) {
+	ads, err := c.Collector().QueryAll(ctx, AdQuery{Type: AdNegotiator, Projection: []string{attr.MyAddress, attr.RaftState}})
+	if err != nil {
+		return nil, err
+	}
+	var leaders, others []string
+	for _, ad := range ads {
+		switch a := adString(ad, attr.MyAddress); {
+		case a == "":
+		case adString(ad, attr.RaftState) == "Leader":
+			leaders = append(leaders, a)
+		default:
+			others = append(others, a)
+		}
+	}
+	if len(leaders)+len(others) == 0 {
+		return nil, fmt.Errorf("no %s in the pool", AdNegotiator)
+	}
+	return append(leaders, others...), nil
 }
 
 // adString is a string attribute of an ad ("" when it is not one).
@@ -135,8 +173,14 @@ func adString(ad *classad.Ad, name string) string {
 	return s
 }
 
+// streamer is a daemon's client, or the pool's collectors.
+type streamer interface {
+	Addr() string
+	Stream(ctx context.Context, method, path string, in any, each func(item json.RawMessage) error) error
+}
+
 // streamAds runs a streamed query of ads and hands each to each.
-func streamAds(ctx context.Context, c *wire.Client, path string, q any, each func(*classad.Ad) error) error {
+func streamAds(ctx context.Context, c streamer, path string, q any, each func(*classad.Ad) error) error {
 	return c.Stream(ctx, "POST", path, q, func(item json.RawMessage) error {
 		ad, err := classad.ParseJSON(item)
 		if err != nil {

@@ -12,12 +12,12 @@ import (
 
 // Collector is a pool's collector: the store of every daemon's ads.
 type Collector struct {
-	c    *wire.Client
-	addr string
+	c *wire.Collectors
 }
 
-// Addr returns the collector's address.
-func (c *Collector) Addr() string { return c.addr }
+// Addr returns the address of the collector that answered last: one of
+// several (Config.Collectors) when the first cannot be reached.
+func (c *Collector) Addr() string { return c.c.Addr() }
 
 // Query streams the ads q selects to each, which may stop the query by
 // returning an error (which Query returns).

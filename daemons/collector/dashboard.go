@@ -81,6 +81,8 @@ func (s *Server) dashboardRoutes(m *wire.Mux) {
 	m.Handle("GET "+pathMachines+"/{name}", auth.Read, s.handleMachine)
 	m.Handle("GET "+pathSita, auth.Read, s.handleSita)
 	m.Handle("GET "+pathHistory, auth.Read, s.handleHistory)
+	m.Handle("GET "+pathDAGs, auth.Read, s.handleDAGs)
+	m.Handle("GET "+pathDAG, auth.Read, s.handleDAG)
 }
 
 // ads returns the ads of a type the store holds, absent ones too when
@@ -131,9 +133,26 @@ func (s *Server) handleOverview(ctx context.Context, r *wire.Request) (any, erro
 	}
 	out.Daemons = dashboard.Daemons(daemons)
 	if negs := s.ads(attr.TypeNegotiator, false); len(negs) > 0 {
-		out.Cycle = dashboard.LastCycle(negs[0])
+		out.Cycle = dashboard.LastCycle(leaderFirst(negs)[0])
 	}
 	return out, nil
+}
+
+// leaderFirst orders negotiator ads with those that say they lead their
+// Raft group first: only the leader negotiates.
+func leaderFirst(negs []*classad.Ad) []*classad.Ad {
+	out := slices.Clone(negs)
+	slices.SortStableFunc(out, func(a, b *classad.Ad) int {
+		lead := func(ad *classad.Ad) bool { return classad.EvalStringOr(ad, attr.RaftState, "") == "Leader" }
+		switch {
+		case lead(a) && !lead(b):
+			return -1
+		case lead(b) && !lead(a):
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 // priorities asks the pool's negotiator for the users' priorities.
@@ -142,7 +161,7 @@ func (s *Server) priorities(ctx context.Context) ([]wire.Priority, error) {
 	if len(negs) == 0 {
 		return nil, errors.New(dashboardNoNegotiator)
 	}
-	addr := classad.EvalStringOr(negs[0], attr.MyAddress, "")
+	addr := classad.EvalStringOr(leaderFirst(negs)[0], attr.MyAddress, "")
 	ctx, cancel := context.WithTimeout(ctx, dashboardAskTimeout)
 	defer cancel()
 	var p wire.Priorities

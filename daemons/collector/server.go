@@ -161,8 +161,8 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) mux() *wire.Mux {
 	m := s.env.Mux()
 	m.LimitBody(s.cfg.MaxBodyBytes, "collector.max_body_bytes")
-	m.Handle("POST "+wire.PathAds, auth.Daemon, s.handleUpdate)
-	m.Handle("POST "+wire.PathInvalidate, auth.Daemon, s.handleInvalidate)
+	m.Handle("POST "+wire.PathAds, auth.Flock, s.handleUpdate)
+	m.Handle("POST "+wire.PathInvalidate, auth.Flock, s.handleInvalidate)
 	// Queries carry a constraint and a projection.
 	m.LimitBody(4*int64(s.cfg.Expr.Bytes)+1<<20, "4 × collector.max_expression_bytes + 1 MiB")
 	m.HandleStream("POST "+wire.PathQuery, auth.Read, s.handleQuery)
@@ -190,7 +190,12 @@ func (s *Server) handleUpdate(ctx context.Context, r *wire.Request) (any, error)
 	for i := range raws {
 		raws[i] = bytes.Clone(raws[i]) // not the whole body: it would stay while any of its ads does
 	}
-	stored, stale, err := s.store.Update(ads, raws, s.now())
+	var stored, stale int
+	if pool := r.Caller.Pool; pool != "" {
+		stored, stale, err = s.store.updateFrom(pool, ads, s.now())
+	} else {
+		stored, stale, err = s.store.Update(ads, raws, s.now())
+	}
 	s.met.observeUpdate(stored, stale, err)
 	if err != nil {
 		return nil, wire.BadRequest("%v", err)
@@ -206,7 +211,11 @@ func (s *Server) handleInvalidate(ctx context.Context, r *wire.Request) (any, er
 	if req.Type == "" {
 		return nil, wire.BadRequest("invalidate: the ad type is required")
 	}
-	p, err := s.compileConstraint(req.Constraint)
+	compile := s.compileConstraint
+	if pool := r.Caller.Pool; pool != "" {
+		compile = func(string) (*classad.Program, error) { return s.flockInvalidate(pool, req) }
+	}
+	p, err := compile(req.Constraint)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func TestRefusedRequests(t *testing.T) {
 	}{
 		{"no token", anonymous, wire.CodeUnauthenticated, "no token"},
 		{"another pool's key", foreign, wire.CodeUnauthenticated, "signature does not match"},
-		{"a user may not advertise", p.Client(s.Addr(), "alice", auth.Read|auth.Write), wire.CodeForbidden, "alice holds READ,WRITE; POST /v1/ads needs DAEMON"},
+		{"a user may not advertise", p.Client(s.Addr(), "alice", auth.Read|auth.Write), wire.CodeForbidden, "alice holds READ,WRITE; POST /v1/ads needs FLOCK"},
 	}
 	for _, tt := range tests {
 		err := tt.client.Call(ctx, "POST", wire.PathAds, good, nil)

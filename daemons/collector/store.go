@@ -167,11 +167,23 @@ func (s *Store) Update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored,
 
 // update stores ads without counting them as updates received.
 func (s *Store) update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored, stale int, err error) {
+	entries, err := s.entries(ads, raws, now)
+	if err != nil {
+		return 0, 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	stored, stale = s.putAll(entries, now)
+	return stored, stale, nil
+}
+
+// entries checks ads as an update and makes their entries.
+func (s *Store) entries(ads []*classad.Ad, raws [][]byte, now time.Time) ([]*entry, error) {
 	entries := make([]*entry, len(ads))
 	for i, ad := range ads {
 		typ, name, err := check(ad)
 		if err != nil {
-			return 0, 0, fmt.Errorf("ad %d: %w", i+1, err)
+			return nil, fmt.Errorf("ad %d: %w", i+1, err)
 		}
 		e := &entry{ad: ad, typ: typ, name: name, expires: now.Add(s.lifetime)}
 		if raws != nil {
@@ -186,8 +198,12 @@ func (s *Store) update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored,
 		}
 		entries[i] = e
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	return entries, nil
+}
+
+// putAll stores entries (under the lock), counting those stored and those
+// ignored as stale.
+func (s *Store) putAll(entries []*entry, now time.Time) (stored, stale int) {
 	for _, e := range entries {
 		if s.put(e, now) {
 			stored++
@@ -195,7 +211,7 @@ func (s *Store) update(ads []*classad.Ad, raws [][]byte, now time.Time) (stored,
 			stale++
 		}
 	}
-	return stored, stale, nil
+	return stored, stale
 }
 
 // put stores e unless the stored ad of its key is newer.

@@ -71,9 +71,18 @@ func ConfigFrom(c *config.Config, command Command) Config {
 		LogDir:          c.Path(c.Pool.StateDir) + "/log",
 		BackoffConstant: m.BackoffConstant.Duration, BackoffCeiling: m.BackoffCeiling.Duration,
 		BackoffUnit: time.Second, BackoffFactor: m.BackoffFactor, RecoverAfter: m.RecoverAfter.Duration,
-		UpdateInterval: m.UpdateInterval.Duration, StopGrace: 40 * time.Second, Collector: c.Pool.Collector,
+		UpdateInterval: m.UpdateInterval.Duration, StopGrace: 40 * time.Second, Collector: ownCollector(c),
 		Loaded: c,
 	}
+}
+
+// ownCollector is the address of this host's collector: the pool's, or,
+// with several (pool.collectors), the one this host listens on.
+func ownCollector(c *config.Config) string {
+	if len(c.Pool.CollectorAddrs()) > 1 {
+		return c.Collector.Listen
+	}
+	return c.Pool.Collector
 }
 
 // startOrder and stopOrder rank the daemons a master knows.

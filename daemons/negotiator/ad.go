@@ -14,8 +14,12 @@ import (
 	"github.com/kite-sched/kite/internal/wire"
 )
 
-// name is the negotiator's ad name.
+// name is the negotiator's ad name: negotiator@host, or, in a Raft group
+// (whose members may share a host), negotiator@ its Raft id.
 func (s *Server) name() string {
+	if s.group != nil {
+		return "negotiator@" + s.group.ID()
+	}
 	host, _, _ := net.SplitHostPort(s.Addr())
 	return "negotiator@" + host
 }
@@ -43,6 +47,11 @@ func (s *Server) ad() *classad.Ad {
 	num("NegotiatorInterval", s.cfg.Interval.Seconds())
 	pol := s.policy()
 	advertiseLimits(ad, pol.ConcurrencyLimits, pol.DefaultLimit)
+	if id, state, leader := s.raftAttrs(); id != "" {
+		str(attr.RaftID, id)
+		str(attr.RaftState, state)
+		str(attr.RaftLeader, leader)
+	}
 	if rep.Number == 0 {
 		return ad
 	}

@@ -34,10 +34,8 @@ func (s *Server) Cycle(ctx context.Context) error {
 		poolWeight += matchmaker.SlotWeight(ad)
 	}
 	s.pending.apply(&slots, limits, inUse, start)
-	if err := s.acct.Update(start, inUse); err != nil {
-		// A full disk: the usage stays in memory, written at a later cycle
-		// once there is room; matching does not wait for it.
-		s.log.Error("accountant not written; negotiating on, it is written once the disk has room", "err", err)
+	if err := s.updateUsage(start, inUse); err != nil {
+		return err
 	}
 	rep.Fetch = time.Since(t).Seconds()
 
@@ -52,14 +50,15 @@ func (s *Server) Cycle(ctx context.Context) error {
 	pol.Seed = rep.Seed
 	pol.Strategy = s.strategy
 	snap := &matchmaker.Snapshot{Slots: slots, Now: start, LimitsInUse: limits, Priorities: s.acct.Priorities(), PoolWeight: poolWeight}
-	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, matchmaker.Significant(slots, &pol), inUse)
+	pools := scheddPools(subs)
+	snap.Submitters, rep.Unreachable = s.requests(ctx, subs, matchmaker.Significant(slots, &pol), inUse, pools)
 	rep.Requests = time.Since(t).Seconds()
 
 	res := matchmaker.Cycle(snap, &pol)
 	rep.Match = (res.Stats.ClassifyTime + res.Stats.MatchTime).Seconds()
 
 	t = time.Now()
-	s.deliver(ctx, snap, res.Matches)
+	s.deliver(ctx, snap, res.Matches, pools)
 	rep.Deliver = time.Since(t).Seconds()
 	rep.Duration = time.Since(start).Seconds()
 	st := res.Stats
@@ -134,7 +133,9 @@ func (s *Server) fetchAds(ctx context.Context) (slots, subs []*classad.Ad, err e
 // requests asks each submitter's schedds for its resource requests, in
 // parallel, and merges a user's requests from several schedds into one
 // submitter. Schedds that do not answer are skipped this cycle and named.
-func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string, inUse map[string]float64) ([]matchmaker.Submitter, []string) {
+// A schedd of another pool (pools) is called with the flock token for
+// that pool.
+func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string, inUse map[string]float64, pools map[string]string) ([]matchmaker.Submitter, []string) {
 	type answer struct {
 		user, schedd string
 		reqs         []wire.ResourceRequest
@@ -156,7 +157,7 @@ func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string,
 			defer cancel()
 			var out wire.ResourceRequests
 			q := wire.RequestsQuery{Submitter: a.user, Significant: sig, Limit: s.cfg.MaxRequests}
-			a.err = s.env.Connector().Client(a.schedd).Call(cctx, "POST", wire.PathResourceRequests, q, &out)
+			a.err = s.env.ConnectorFor(pools[a.schedd]).Client(a.schedd).Call(cctx, "POST", wire.PathResourceRequests, q, &out)
 			a.reqs = out.Requests
 		})
 	}
@@ -190,8 +191,10 @@ func (s *Server) requests(ctx context.Context, subs []*classad.Ad, sig []string,
 }
 
 // deliver sends each schedd its matches, one call per submitter, in
-// parallel, and remembers the matched slots until their ads change.
-func (s *Server) deliver(ctx context.Context, snap *matchmaker.Snapshot, matches []matchmaker.Match) {
+// parallel, and remembers the matched slots until their ads change. A
+// schedd of another pool (pools) is called with the flock token for that
+// pool.
+func (s *Server) deliver(ctx context.Context, snap *matchmaker.Snapshot, matches []matchmaker.Match, pools map[string]string) {
 	type key struct{ schedd, user string }
 	groups := map[key][]matchmaker.Match{}
 	var keys []key
@@ -219,7 +222,7 @@ func (s *Server) deliver(ctx context.Context, snap *matchmaker.Snapshot, matches
 				msg.Matches[i] = wire.Match{Request: m.Request, Slot: m.Slot, Preempt: m.Preempt}
 			}
 			var res wire.MatchesResult
-			if err := s.env.Connector().Client(k.schedd).Call(cctx, "POST", wire.PathMatches, msg, &res); err != nil {
+			if err := s.env.ConnectorFor(pools[k.schedd]).Client(k.schedd).Call(cctx, "POST", wire.PathMatches, msg, &res); err != nil {
 				s.log.Warn("matches not delivered", "schedd", k.schedd, "submitter", k.user, "matches", len(ms), "err", err)
 				s.pending.forget(ms)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/kite-sched/kite/internal/config"
 	"github.com/kite-sched/kite/internal/daemon"
 	"github.com/kite-sched/kite/internal/fairshare"
+	"github.com/kite-sched/kite/internal/fairshare/replicated"
 	"github.com/kite-sched/kite/internal/matchmaker"
 	"github.com/kite-sched/kite/internal/metrics"
 	"github.com/kite-sched/kite/internal/policy"
@@ -39,6 +40,9 @@ type Config struct {
 	Accountant     string            // the accountant's file
 	HalfLife       time.Duration
 	DefaultFactor  float64
+	// Raft, when Raft.Bind is set, makes the negotiator one of a group
+	// that elects the one that runs cycles (ha.go).
+	Raft RaftConfig
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -52,6 +56,7 @@ func ConfigFrom(c *config.Config) (Config, error) {
 		Strategy: n.Strategy, StrategyParams: policy.Params(n.StrategyParams), Seed: n.Seed,
 		Accountant: filepath.Join(c.Path(c.Pool.StateDir), "negotiator", "accountant.db"),
 		HalfLife:   n.HalfLife.Duration, DefaultFactor: n.DefaultPrioFactor,
+		Raft: raftConfigFrom(c),
 	}
 	p := &cfg.Policy
 	p.ConsiderPreemption = n.ConsiderPreemption
@@ -84,6 +89,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	acct    *fairshare.Accountant
+	group   *replicated.Group // nil: no Raft group
 	now     func() time.Time
 	start   time.Time
 	ready   chan struct{}
@@ -117,7 +123,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("negotiator: %w", err)
 	}
-	acct, err := fairshare.OpenAccountant(cfg.Accountant, cfg.HalfLife, cfg.DefaultFactor)
+	acct, group, err := openAccountant(env, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("negotiator: %w", err)
 	}
@@ -127,7 +133,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	}
 	reg := metrics.NewRegistry()
 	return &Server{
-		env: env, cfg: cfg, log: env.Log.With("component", "negotiator"), acct: acct,
+		env: env, cfg: cfg, log: env.Log.With("component", "negotiator"), acct: acct, group: group,
 		now: now, start: now(), ready: make(chan struct{}), trigger: make(chan struct{}, 1),
 		pending: pendingMatches{ttl: 2 * cfg.Timeout, bySlot: map[string]*pendingMatch{}},
 		reg:     reg, metrics: newCycleMetrics(reg), strategy: strategy,
@@ -197,6 +203,9 @@ func (s *Server) Reschedule() {
 // Run serves and negotiates until ctx is done.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.acct.Close()
+	if s.group != nil {
+		defer s.group.Close()
+	}
 	l, err := s.env.Listen(s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("negotiator: %w", err)
@@ -247,11 +256,23 @@ func (s *Server) loop(ctx context.Context, collectorBack <-chan struct{}) {
 		case <-collectorBack:
 			s.advertise(ctx)
 			continue
+		case won := <-s.leadership():
+			s.onLeadership(ctx, won)
+			s.advertise(ctx)
+			continue
+		case <-s.leaderChanges():
+			s.advertise(ctx)
+			continue
 		case <-s.trigger:
 			// Run as soon as the minimum delay since the last cycle allows.
 			next.Reset(max(0, s.cfg.CycleDelay-time.Since(last)))
 			continue
 		case <-next.C:
+		}
+		if !s.leads() {
+			// A follower keeps the accountant's copy and waits to lead.
+			next.Reset(s.cfg.Interval)
+			continue
 		}
 		last = time.Now()
 		if err := s.Cycle(ctx); err != nil && ctx.Err() == nil {
@@ -314,12 +335,13 @@ func (s *Server) handleSetFactor(ctx context.Context, r *wire.Request) (any, err
 	if err := fairshare.CheckFactor(in.Factor); err != nil {
 		return nil, wire.BadRequest("%v", err)
 	}
-	u, err := s.acct.SetFactor(in.User, in.Factor)
-	if err != nil {
-		return nil, wire.Unavailable("the accountant cannot commit the change: %v", err)
+	out, err := s.edit(ctx, r, wire.PathSetFactor, in,
+		func() (fairshare.Usage, error) { return s.acct.SetFactor(in.User, in.Factor) },
+		func(g *replicated.Group) (fairshare.Usage, error) { return g.SetFactor(in.User, in.Factor) })
+	if err == nil {
+		s.log.Info("priority factor set", "user", in.User, "factor", in.Factor, "by", r.Caller.Name)
 	}
-	s.log.Info("priority factor set", "user", in.User, "factor", in.Factor, "by", r.Caller.Name)
-	return wirePriority(u), nil
+	return out, err
 }
 
 func (s *Server) handleSetPriority(ctx context.Context, r *wire.Request) (any, error) {
@@ -333,12 +355,14 @@ func (s *Server) handleSetPriority(ctx context.Context, r *wire.Request) (any, e
 	if err := fairshare.CheckPriority(in.Priority); err != nil {
 		return nil, wire.BadRequest("%v", err)
 	}
-	u, err := s.acct.SetPriority(in.User, in.Priority, s.now())
-	if err != nil {
-		return nil, wire.Unavailable("the accountant cannot commit the change: %v", err)
+	now := s.now()
+	out, err := s.edit(ctx, r, wire.PathSetPriority, in,
+		func() (fairshare.Usage, error) { return s.acct.SetPriority(in.User, in.Priority, now) },
+		func(g *replicated.Group) (fairshare.Usage, error) { return g.SetPriority(in.User, in.Priority, now) })
+	if err == nil {
+		s.log.Info("real priority set", "user", in.User, "priority", in.Priority, "by", r.Caller.Name)
 	}
-	s.log.Info("real priority set", "user", in.User, "priority", in.Priority, "by", r.Caller.Name)
-	return wirePriority(u), nil
+	return out, err
 }
 
 func (s *Server) handleResetUsage(ctx context.Context, r *wire.Request) (any, error) {
@@ -346,15 +370,14 @@ func (s *Server) handleResetUsage(ctx context.Context, r *wire.Request) (any, er
 	if err := r.Decode(&in); err != nil {
 		return nil, err
 	}
-	u, err := s.acct.ResetUsage(in.User, s.now())
-	switch {
-	case errors.Is(err, fairshare.ErrNoUser):
-		return nil, wire.NotFound("%v", err)
-	case err != nil:
-		return nil, wire.Unavailable("the accountant cannot commit the change: %v", err)
+	now := s.now()
+	out, err := s.edit(ctx, r, wire.PathResetUsage, in,
+		func() (fairshare.Usage, error) { return s.acct.ResetUsage(in.User, now) },
+		func(g *replicated.Group) (fairshare.Usage, error) { return g.ResetUsage(in.User, now) })
+	if err == nil {
+		s.log.Info("usage reset", "user", in.User, "by", r.Caller.Name)
 	}
-	s.log.Info("usage reset", "user", in.User, "by", r.Caller.Name)
-	return wirePriority(u), nil
+	return out, err
 }
 
 func (s *Server) handleCycle(ctx context.Context, r *wire.Request) (any, error) {

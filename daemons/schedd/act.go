@@ -113,7 +113,7 @@ func (s *Server) handleAct(ctx context.Context, r *wire.Request) (any, error) {
 			return s.hold(tx, j, reason, attr.HoldUserRequest, a.SubCode, ev)
 		}
 	case wire.ActRelease:
-		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool { return s.release(tx, j, reason, ev) }
+		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool { return s.releaseHeld(tx, j, reason, ev) }
 	case wire.ActVacate:
 		act = func(tx *queue.Tx, j *queue.Job, ev *eventBatch) bool { return s.vacateJob(tx, j, reason, a.Fast, ev) }
 	default:
@@ -121,18 +121,18 @@ func (s *Server) handleAct(ctx context.Context, r *wire.Request) (any, error) {
 	}
 	factories := 0
 	if a.Action != wire.ActRelease { // a factory stops before its jobs do
-		if factories, err = s.actFactories(sel, a.All, r.Caller, a.Action); err != nil {
+		if factories, err = s.actFactories(sel, a.All, r.Caller, a.Action, reason); err != nil {
 			return nil, wire.Unavailable("%v", err)
 		}
 	}
-	dags, err := s.actDAGs(sel, a.All, r.Caller, a.Action) // a removed DAG removes its node jobs
+	dags, err := s.actDAGs(sel, a.All, r.Caller, a.Action, reason) // a removed DAG removes its node jobs
 	if err != nil {
 		return nil, wire.Unavailable("%v", err)
 	}
 	res, err := s.actBatches(sel, r.Caller, act)
 	res.DAGs = dags
 	if err == nil && a.Action == wire.ActRelease { // and resumes after them
-		factories, err = s.actFactories(sel, a.All, r.Caller, a.Action)
+		factories, err = s.actFactories(sel, a.All, r.Caller, a.Action, reason)
 	}
 	res.Factories = factories
 	if res.Changed > 0 {
@@ -254,6 +254,16 @@ func (s *Server) hold(tx *queue.Tx, j *queue.Job, reason string, code, sub int, 
 	tx.SetInt(j, attr.NumHolds, v.Int(attr.NumHolds, 0)+1)
 	ev.add(&v, userlog.Event{Code: userlog.Held, Reason: reason, HoldCode: code, HoldSubCode: sub})
 	return true
+}
+
+// releaseHeld is release by a user or a policy: a job held waiting for
+// its spooled input stays held until the input is in (it would otherwise
+// run without it, from the submit directory).
+func (s *Server) releaseHeld(tx *queue.Tx, j *queue.Job, reason string, ev *eventBatch) bool {
+	if v := tx.View(j); spooling(&v) {
+		return false
+	}
+	return s.release(tx, j, reason, ev)
 }
 
 // release makes a held job idle again.

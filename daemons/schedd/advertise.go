@@ -156,6 +156,7 @@ func (s *Server) scheddAd(seq int64, all queue.Counts) *classad.Ad {
 	ad.Set(attr.TotalJobAds, ast.Int(int64(all.Total())))
 	ad.Set(attr.UIDDomain, ast.Str(s.domain))
 	ad.Set("MaxJobsRunning", ast.Int(int64(s.cfg.MaxRunning)))
+	s.flock.describe(ad)
 	return ad
 }
 

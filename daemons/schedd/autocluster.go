@@ -65,6 +65,9 @@ func (s *Server) submitterKey(submitter string) (string, bool) {
 }
 
 func (s *Server) handleRequests(ctx context.Context, r *wire.Request) (any, error) {
+	if err := s.flock.allows(r.Caller); err != nil {
+		return nil, err
+	}
 	var q wire.RequestsQuery
 	if err := r.Decode(&q); err != nil {
 		return nil, err
@@ -74,7 +77,7 @@ func (s *Server) handleRequests(ctx context.Context, r *wire.Request) (any, erro
 		return nil, wire.NotFound("no submitter %q at this schedd", q.Submitter)
 	}
 	acs := s.autoclusters(key, q.Significant)
-	s.remember(q.Submitter, acs)
+	s.remember(negotiationKey(q.Submitter, r.Caller.Pool), acs)
 	out := wire.ResourceRequests{Requests: []wire.ResourceRequest{}}
 	for _, ac := range acs {
 		if q.Limit > 0 && len(out.Requests) >= q.Limit {
@@ -92,6 +95,7 @@ func (s *Server) handleRequests(ctx context.Context, r *wire.Request) (any, erro
 		out.Requests = append(out.Requests, rr)
 	}
 	s.typedRequests(requestAds(out.Requests))
+	s.markFlocked(out.Requests, r.Caller.Pool)
 	return out, nil
 }
 
@@ -101,8 +105,8 @@ func (s *Server) autoclusters(submitter string, significant []string) []*autoclu
 	var idle []*idleJob
 	s.q.Read(func(r *queue.Reader) {
 		for c := range r.Clusters {
-			if c.Submitter != submitter {
-				continue
+			if c.Submitter != submitter || clusterOnSchedd(c) {
+				continue // another's, or jobs the schedd runs itself (local.go)
 			}
 			for j := range c.Jobs {
 				if j.Status() == attr.Idle && s.claims.Matchable(j.ID) {

@@ -25,6 +25,9 @@ import (
 //	dag/<id>           the DAG: its parsed file, owner, throttles, flags
 //	dagn/<id>/<node>   a node's state (dag.NodeState)
 //
+// both deleted, and the DAG's ad added to the history, in the transaction
+// that records the DAG's end (dag_retire.go).
+//
 // What takes time runs outside the queue's lock, from the pump
 // (dag_pump.go): PRE and POST scripts, as the DAG's owner, and reading
 // and expanding a node's submit file. The pump marks the node PRERUN,
@@ -49,10 +52,22 @@ type dagRecord struct {
 	Removed   bool     `json:"removed,omitempty"`
 	Aborted   bool     `json:"aborted,omitempty"`
 	AbortCode int      `json:"abort_code,omitempty"`
-	Finished  bool     `json:"finished,omitempty"`
-	ExitCode  int      `json:"exit_code,omitempty"`
-	Status    int      `json:"status,omitempty"`
-	Rescue    string   `json:"rescue,omitempty"` // the rescue DAG written at the end
+	// ProvisionerReady: the PROVISIONER node's job said it is ready
+	// (dag_special.go).
+	ProvisionerReady bool   `json:"provisioner_ready,omitempty"`
+	Finished         bool   `json:"finished,omitempty"`
+	ExitCode         int    `json:"exit_code,omitempty"`
+	Status           int    `json:"status,omitempty"`
+	Rescue           string `json:"rescue,omitempty"` // the rescue DAG written at the end
+	// Held: kite hold paused the DAG, saying HoldReason (dag_hold.go).
+	Held       bool   `json:"held,omitempty"`
+	HoldReason string `json:"hold_reason,omitempty"`
+	// Parent, ParentNode and NodeName: the DAG and node a nested DAG
+	// (SUBDAG EXTERNAL) runs for, Depth its nesting (dag_sub.go).
+	Parent     int64  `json:"parent,omitempty"`
+	ParentNode int    `json:"parent_node,omitempty"`
+	NodeName   string `json:"node_name,omitempty"`
+	Depth      int    `json:"depth,omitempty"`
 }
 
 // dagState is a DAG in memory: its record and run, and what the pump
@@ -62,6 +77,11 @@ type dagState struct {
 	run      *dag.Run
 	inflight map[int]bool // nodes whose script or submit runs now
 	ending   bool         // over: its files are being written (dag_api.go)
+	// runCtx is what its scripts run in, ended by stopScripts when the
+	// DAG is held (dag_hold.go); nil until the pump next starts work.
+	runCtx      context.Context
+	stopScripts context.CancelFunc
+	j           dagJournal // its informational files (dag_journal.go)
 }
 
 // nodeRef names a node of a DAG.
@@ -73,9 +93,13 @@ type nodeRef struct {
 // dagSet is the schedd's DAGs; everything in it is read and changed with
 // the queue locked (in Update functions, the queue's hook, or Read).
 type dagSet struct {
-	m         map[int64]*dagState
-	byCluster map[int64]nodeRef // node job clusters in the queue
-	kick      chan struct{}     // the pump has work
+	m         map[int64]*dagState // the DAGs that run
+	done      []*dagState         // the last finished, oldest first (dag_retire.go)
+	byCluster map[int64]nodeRef   // node job clusters in the queue
+	kick      chan struct{}       // the pump has work
+	ctx       context.Context     // the pump's: the schedd's life
+	files     *dagFiles           // the writer of their informational files
+	writes    uint64              // transactions that handed it writes
 }
 
 func dagKey(id int64) string { return fmt.Sprintf("dag/%012d", id) }
@@ -85,7 +109,7 @@ func dagNodeKey(id int64, node int) string { return fmt.Sprintf("dagn/%012d/%08d
 // openDAGs loads the DAGs the queue keeps and hooks them to its
 // transactions after the job factories.
 func (s *Server) openDAGs() error {
-	ds := &dagSet{m: map[int64]*dagState{}, byCluster: map[int64]nodeRef{}, kick: make(chan struct{}, 1)}
+	ds := &dagSet{m: map[int64]*dagState{}, byCluster: map[int64]nodeRef{}, kick: make(chan struct{}, 1), ctx: context.Background(), files: newDAGFiles()}
 	err := s.q.Aux("dag/", func(key string, val []byte) error {
 		var rec dagRecord
 		if err := json.Unmarshal(val, &rec); err != nil {
@@ -96,6 +120,7 @@ func (s *Server) openDAGs() error {
 		}
 		st := &dagState{rec: rec, run: dag.NewRun(rec.DAG), inflight: map[int]bool{}}
 		st.run.SetFlags(rec.Removed, rec.Aborted, rec.AbortCode)
+		st.run.ProvisionerReady = st.run.ProvisionerReady || rec.ProvisionerReady
 		ds.m[rec.ID] = st
 		return nil
 	})
@@ -129,6 +154,9 @@ func (s *Server) openDAGs() error {
 		}
 		return s.dagHook(tx)
 	})
+	if err := s.resumeDAGs(); err != nil {
+		return fmt.Errorf("resuming DAGs: %w", err)
+	}
 	return nil
 }
 
@@ -138,6 +166,12 @@ func (s *Server) openDAGs() error {
 func (ds *dagSet) register(r *queue.Reader, st *dagState) {
 	for i, n := range st.run.Nodes {
 		if n.Status != dag.Submitted || n.Cluster == 0 {
+			continue
+		}
+		if st.rec.DAG.Nodes[i].Kind == dag.KindSubDAG { // its job is a DAG
+			if ds.m[n.Cluster] == nil {
+				st.run.JobDone(i, dag.ReturnRemoved)
+			}
 			continue
 		}
 		if r.Cluster(n.Cluster) == nil {
@@ -173,11 +207,14 @@ func (s *Server) dagHook(tx *queue.Tx) error {
 			continue
 		}
 		st := ds.m[ref.dag]
+		s.heldNodeJobs(tx, c, st, ref.node)
+		s.provisionerReady(tx, c, st, ref.node)
 		for j := range c.Jobs {
 			if tx.Job(j.ID) == nil { // leaving the queue now
 				v := tx.View(j)
 				st.run.JobReturn(ref.node, jobReturn(&v))
 			}
+			s.nodeJobEvent(tx, st, ref.node, j)
 		}
 		changed[st] = true
 		if tx.Counts(c).Total() > 0 {
@@ -185,7 +222,7 @@ func (s *Server) dagHook(tx *queue.Tx) error {
 		}
 		delete(ds.byCluster, c.ID)
 		tx.OnRollback(func() { ds.byCluster[c.ID] = ref })
-		st.run.JobDone(ref.node, st.run.Nodes[ref.node].Return)
+		s.nodeJobsDone(st, ref.node, st.run.Nodes[ref.node].Return)
 	}
 	for st := range changed {
 		s.settleDAG(tx, st)
@@ -224,14 +261,17 @@ func (s *Server) persistDAG(tx *queue.Tx, st *dagState) {
 		b, _ := json.Marshal(st.run.Nodes[c.Node]) // plain data: cannot fail
 		tx.PutAux(dagNodeKey(st.rec.ID, c.Node), b)
 	}
+	s.flushJournal(tx, st, len(changes) > 0, false)
 	old := st.rec
 	st.rec.Removed, st.rec.Aborted, st.rec.AbortCode = st.run.Removed, st.run.Aborted, st.run.AbortCode
+	st.rec.ProvisionerReady = st.run.ProvisionerReady
 	if st.rec != old {
 		s.putDAGRecord(tx, st)
 	}
 	tx.OnRollback(func() {
 		st.rec = old
 		st.run.SetFlags(old.Removed, old.Aborted, old.AbortCode)
+		st.run.ProvisionerReady = old.ProvisionerReady
 		st.run.Undo(changes)
 	})
 }
@@ -245,14 +285,21 @@ func (s *Server) putDAGRecord(tx *queue.Tx, st *dagState) {
 // nodes end as removed (DAGMan removes them on ABORT-DAG-ON and
 // condor_rm), but the FINAL node's.
 func (s *Server) stopNodes(tx *queue.Tx, st *dagState) {
-	ev := s.newEvents()
 	reason := "DAG " + strconv.FormatInt(st.rec.ID, 10) + " was removed"
 	if st.run.Aborted {
 		reason = "DAG " + strconv.FormatInt(st.rec.ID, 10) + " was aborted (ABORT-DAG-ON)"
 	}
+	// the FINAL node runs after a stop
+	s.stopNodeJobs(tx, st, reason, func(i int) bool { return i != st.rec.DAG.Final })
+}
+
+// stopNodeJobs removes the jobs of the submitted nodes which says,
+// ending the nodes as removed.
+func (s *Server) stopNodeJobs(tx *queue.Tx, st *dagState, reason string, which func(i int) bool) {
+	ev := s.newEvents()
 	for i, n := range st.run.Nodes {
-		if n.Status != dag.Submitted || n.Cluster == 0 || i == st.rec.DAG.Final {
-			continue // the FINAL node runs after a stop
+		if n.Status != dag.Submitted || n.Cluster == 0 || !which(i) {
+			continue
 		}
 		c := tx.Cluster(n.Cluster)
 		if c != nil {
@@ -263,10 +310,17 @@ func (s *Server) stopNodes(tx *queue.Tx, st *dagState) {
 			}
 		}
 		cl := n.Cluster
+		if st.rec.DAG.Nodes[i].Kind == dag.KindSubDAG {
+			s.stopSubDAG(tx, cl)
+			s.nodeEvent(st, i, "JOB_ABORTED", strconv.FormatInt(cl, 10)+".0", reason)
+			s.nodeJobsDone(st, i, dag.ReturnRemoved)
+			continue
+		}
 		ref := nodeRef{st.rec.ID, i}
 		delete(s.dags.byCluster, cl)
 		tx.OnRollback(func() { s.dags.byCluster[cl] = ref })
-		st.run.JobDone(i, dag.ReturnRemoved)
+		s.nodeEvent(st, i, "JOB_ABORTED", strconv.FormatInt(cl, 10)+".0", reason)
+		s.nodeJobsDone(st, i, dag.ReturnRemoved)
 	}
 	ev.after(tx)
 }
@@ -281,6 +335,10 @@ func (ds *dagSet) wake() {
 
 // dagLoop runs the pump whenever a DAG may have work, until ctx is done.
 func (s *Server) dagLoop(ctx context.Context) {
+	if err := s.q.Update(func(*queue.Tx) error { s.dags.ctx = ctx; return nil }); err != nil {
+		s.log.Error("DAGs: starting the pump", "err", err)
+	}
+	s.wg.Go(func() { s.dagFileLoop(ctx.Done()) })
 	s.dags.wake()
 	for {
 		select {

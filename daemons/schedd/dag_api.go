@@ -50,25 +50,35 @@ func (s *Server) handleSubmitDAG(ctx context.Context, r *wire.Request) (any, err
 		if reserved, ok := s.q.Reservation(id); !ok || (reserved != "" && reserved != r.Caller.Name) {
 			return wire.Conflict("submit_dag: cluster %d was not handed out to %s, or is used", id, r.Caller.Name)
 		}
-		if _, dup := s.dags.m[id]; dup {
-			return wire.Conflict("submit_dag: DAG %d exists", id)
-		}
-		s.dags.m[id] = st
-		tx.OnRollback(func() { delete(s.dags.m, id) })
-		s.putDAGRecord(tx, st)
-		for i := range st.run.Nodes {
-			if st.run.Nodes[i].Status != dag.NotReady {
-				b := []byte(`{"s":` + strconv.Itoa(int(st.run.Nodes[i].Status)) + `}`)
-				tx.PutAux(dagNodeKey(id, i), b)
-			}
-		}
-		tx.AfterCommit(s.dags.wake)
-		return nil
+		return s.addDAG(tx, st)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return wire.SubmitResult{Cluster: id, Procs: len(d.Nodes)}, nil
+}
+
+// addDAG queues a new DAG (submitted, or a SUBDAG EXTERNAL node's) in
+// tx; the pump starts its first nodes once it is durable.
+func (s *Server) addDAG(tx *queue.Tx, st *dagState) error {
+	id := st.rec.ID
+	if _, dup := s.dags.m[id]; dup {
+		return wire.Conflict("submit_dag: DAG %d exists", id)
+	}
+	s.dags.m[id] = st
+	tx.OnRollback(func() { delete(s.dags.m, id) })
+	s.putDAGRecord(tx, st)
+	s.dagNote(st, "DAGMAN_STARTED "+strconv.FormatInt(id, 10)+".0",
+		fmt.Sprintf("DAG %s (id %d) submitted by %s: %d node(s)", st.rec.DAG.File, id, st.rec.Owner, len(st.run.Nodes)))
+	s.flushJournal(tx, st, false, true)
+	for i := range st.run.Nodes {
+		if st.run.Nodes[i].Status != dag.NotReady {
+			b := []byte(`{"s":` + strconv.Itoa(int(st.run.Nodes[i].Status)) + `}`)
+			tx.PutAux(dagNodeKey(id, i), b)
+		}
+	}
+	tx.AfterCommit(s.dags.wake)
+	return nil
 }
 
 func cmpOr(a, b string) string {
@@ -110,75 +120,58 @@ func parseSubmittedDAG(body *wire.DAGSubmit) (*dag.DAG, error) {
 			return nil, wire.BadRequest("submit_dag: %v", err)
 		}
 	}
-	if d.Reject {
-		return nil, wire.BadRequest("submit_dag: %s says REJECT", body.File)
-	}
-	for _, n := range d.Nodes {
-		if n.Kind == dag.KindSubDAG || n.Kind == dag.KindProvisioner || n.Kind == dag.KindService {
-			return nil, wire.BadRequest("submit_dag: %s: %s nodes are not run by Kite (node %s)", n.Pos, n.Kind, n.Name)
-		}
+	if err := runnable(d); err != nil {
+		return nil, wire.BadRequest("submit_dag: %v", err)
 	}
 	return d, nil
+}
+
+// runnable refuses what Kite does not run: a DAG that says REJECT.
+func runnable(d *dag.DAG) error {
+	if d.Reject {
+		return fmt.Errorf("%s says REJECT", d.File)
+	}
+	return nil
 }
 
 // dagEnd is a DAG that is over and its files, rendered with the queue
 // locked.
 type dagEnd struct {
-	st                  *dagState
-	rec                 dagRecord
-	rescue, status, dot []byte
+	st     *dagState
+	rec    dagRecord
+	rescue []byte
 }
 
-// renderDAGEnd renders the files of a DAG that is over: its rescue DAG
-// when it failed, its node status file and DOT file.
+// renderDAGEnd renders the rescue DAG of a DAG that is over, when it
+// failed. (Its last node status and DOT files go with its journal:
+// dag_journal.go.)
 func (s *Server) renderDAGEnd(st *dagState) *dagEnd {
 	e := &dagEnd{st: st, rec: st.rec}
-	now := s.now()
-	var b bytes.Buffer
 	if st.run.ExitCode() != 0 {
-		_ = dag.WriteRescue(&b, st.run, now) // a buffer: cannot fail
-		e.rescue = bytes.Clone(b.Bytes())
-	}
-	if st.rec.DAG.NodeStatusFile != nil {
-		b.Reset()
-		_ = dag.WriteNodeStatus(&b, st.run, now, now)
-		e.status = bytes.Clone(b.Bytes())
-	}
-	if st.rec.DAG.Dot != nil {
-		b.Reset()
-		_ = dag.WriteDOT(&b, st.rec.DAG, st.run, nil)
-		e.dot = bytes.Clone(b.Bytes())
+		var b bytes.Buffer
+		_ = dag.WriteRescue(&b, st.run, s.now()) // a buffer: cannot fail
+		e.rescue = b.Bytes()
 	}
 	return e
 }
 
-// endDAG writes a finished DAG's files, as its owner (the rescue DAG as
-// file.rescueNNN, the first number free), then records that it is over:
-// once the DAG's ad says so, its rescue DAG is there.
+// endDAG writes a failed DAG's rescue DAG, as its owner (as
+// file.rescueNNN, the first number free), then records that it is over
+// and retires it (dag_retire.go): once the DAG's ad says so, its rescue
+// DAG is there.
 func (s *Server) endDAG(e *dagEnd) {
 	rec := &e.rec
-	err := s.ids.Do(rec.Account, func() error {
-		var errs []error
-		if e.rescue != nil {
-			errs = append(errs, writeRescueFile(rec.DAG.File, e.rescue))
+	if e.rescue != nil {
+		if err := s.ids.Do(rec.Account, func() error { return writeRescueFile(rec.DAG.File, e.rescue) }); err != nil {
+			s.log.Error("DAG: writing its rescue DAG", "dag", rec.ID, "err", err)
 		}
-		if f := rec.DAG.NodeStatusFile; f != nil {
-			errs = append(errs, os.WriteFile(inDir(rec.Dir, f.File), e.status, 0o644))
-		}
-		if rec.DAG.Dot != nil {
-			errs = append(errs, os.WriteFile(inDir(rec.Dir, rec.DAG.Dot.File), e.dot, 0o644))
-		}
-		return errors.Join(errs...)
-	})
-	if err != nil {
-		s.log.Error("DAG: writing its files", "dag", rec.ID, "err", err)
 	}
 	st := e.st
-	err = s.q.Update(func(tx *queue.Tx) error {
+	err := s.q.Update(func(tx *queue.Tx) error {
 		st.ending = false
 		old := st.rec
 		st.rec.Finished, st.rec.ExitCode, st.rec.Status = true, st.run.ExitCode(), st.run.Status()
-		s.putDAGRecord(tx, st)
+		s.retireDAG(tx, st)
 		tx.OnRollback(func() { st.rec = old })
 		return nil
 	})
@@ -199,9 +192,9 @@ func inDir(dir, name string) string {
 // writeRescueFile writes the rescue DAG under the first free number
 // (DAGMan stops at 100 and overwrites the last).
 func writeRescueFile(dagFile string, b []byte) error {
-	for n := 1; n <= 100; n++ {
+	for n := 1; n <= dag.MaxRescue; n++ {
 		f, err := os.OpenFile(dag.RescueName(dagFile, n), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) && n < 100 {
+		if errors.Is(err, fs.ErrExist) && n < dag.MaxRescue {
 			continue
 		}
 		if errors.Is(err, fs.ErrExist) {
@@ -223,7 +216,11 @@ func (s *Server) handleDAGs(ctx context.Context, r *wire.Request) (any, error) {
 	if err := r.Decode(&q); err != nil {
 		return nil, err
 	}
+	if len(q.IDs) > maxDAGQueryIDs {
+		return nil, wire.BadRequest("dags: at most %d ids in a query", maxDAGQueryIDs)
+	}
 	out := []wire.DAGInfo{}
+	seen := map[int64]bool{}
 	s.q.Read(func(rd *queue.Reader) {
 		ids := make([]int64, 0, len(s.dags.m))
 		for id := range s.dags.m {
@@ -235,10 +232,78 @@ func (s *Server) handleDAGs(ctx context.Context, r *wire.Request) (any, error) {
 			if (st.rec.Finished && !q.Finished) || !picks(&q, st) {
 				continue
 			}
-			out = append(out, s.dagInfo(st))
+			seen[id] = true
+			out = append(out, shapeDAGInfo(&q, rd, st, s.dagInfo(st)))
 		}
 	})
+	if !q.Finished {
+		return out, nil
+	}
+	for _, id := range q.IDs {
+		if seen[id] {
+			continue
+		}
+		if info, ok := s.finishedDAG(id); ok && ownerPicks(&q, info) {
+			out = append(out, info)
+		}
+	}
 	return out, nil
+}
+
+// shapeDAGInfo applies a query's AdsOnly and Graph to a DAG's info: no
+// nodes, or each node's parents and its job's status too, or for a DAG
+// of more than MaxNodes, its nodes counted by depth.
+func shapeDAGInfo(q *wire.DAGQuery, rd *queue.Reader, st *dagState, info wire.DAGInfo) wire.DAGInfo {
+	switch {
+	case q.AdsOnly:
+		info.Nodes = nil
+	case q.Graph:
+		for i := range info.Nodes {
+			n := &info.Nodes[i]
+			n.Parents = st.rec.DAG.Nodes[i].Parents
+			if j := rd.Job(queue.JobID{Cluster: n.Cluster}); n.Cluster > 0 && j != nil {
+				n.JobStatus = j.Status()
+			}
+		}
+		if q.MaxNodes > 0 && len(info.Nodes) > q.MaxNodes {
+			info.Layers, info.Nodes = dagLayers(st.rec.DAG, info.Nodes), nil
+		}
+	}
+	return info
+}
+
+// dagLayers counts a DAG's nodes by depth and status.
+func dagLayers(d *dag.DAG, nodes []wire.DAGNode) []wire.DAGLayer {
+	depth, _ := dag.Depths(len(d.Nodes), func(i int) []int { return d.Nodes[i].Parents }) // checked acyclic
+	var layers []wire.DAGLayer
+	for i, n := range nodes {
+		for len(layers) <= depth[i] {
+			layers = append(layers, wire.DAGLayer{Depth: len(layers), Statuses: map[string]int{}})
+		}
+		l := &layers[depth[i]]
+		l.Statuses[n.Status]++
+		if n.JobStatus == attr.Running {
+			l.Running++
+		}
+	}
+	return layers
+}
+
+// maxDAGQueryIDs bounds the DAGs one query names (each finished one may
+// be looked for in the history).
+const maxDAGQueryIDs = 100
+
+// ownerPicks applies a query's owners to a finished DAG's info.
+func ownerPicks(q *wire.DAGQuery, info wire.DAGInfo) bool {
+	if len(q.Owners) == 0 {
+		return true
+	}
+	ad, err := classad.ParseJSON(info.Ad)
+	if err != nil {
+		return false
+	}
+	owner, _ := classad.EvalString(ad, attr.Owner)
+	return slices.Contains(q.Owners, owner)
 }
 
 func picks(q *wire.DAGQuery, st *dagState) bool {
@@ -267,6 +332,8 @@ func (s *Server) dagAd(st *dagState) *classad.Ad {
 		status = attr.Removed
 	case rec.Finished:
 		status = attr.Completed
+	case rec.Held:
+		status = attr.Held
 	}
 	for _, kv := range []struct {
 		k string
@@ -289,15 +356,25 @@ func (s *Server) dagAd(st *dagState) *classad.Ad {
 	if rec.Finished {
 		ad.Set(attr.ExitCode, ast.Int(int64(rec.ExitCode)))
 	}
+	if rec.Parent != 0 { // a nested DAG: as its condor_dagman job's ad
+		ad.Set(attr.DAGManJobID, ast.Int(rec.Parent))
+		ad.Set(attr.DAGNodeName, ast.Str(rec.NodeName))
+	}
+	if rec.Held {
+		ad.Set(attr.HoldReason, ast.Str(rec.HoldReason))
+		ad.Set(attr.HoldReasonCode, ast.Int(attr.HoldUserRequest))
+	}
 	return ad
 }
 
-// actDAGs applies kite rm to the DAGs a selection names by id (the DAG's
-// cluster) or owner: the DAG stops, its running node jobs are removed,
-// and its FINAL node runs (HTCondor: condor_rm of the DAGMan job). Hold
-// and release change no DAG.
-func (s *Server) actDAGs(sel *selection, all bool, caller auth.Identity, action string) (int, error) {
-	if action != wire.ActRemove || sel.constraint != nil {
+// actDAGs applies kite rm, hold and release to the DAGs a selection
+// names by id (the DAG's cluster) or owner. rm stops the DAG: its running
+// node jobs are removed and its FINAL node runs (HTCondor: condor_rm of
+// the DAGMan job; a held DAG is removed too). hold pauses it and release
+// resumes it (condor_hold and condor_release of the DAGMan job;
+// dag_hold.go).
+func (s *Server) actDAGs(sel *selection, all bool, caller auth.Identity, action, reason string) (int, error) {
+	if sel.constraint != nil || (action != wire.ActRemove && action != wire.ActHold && action != wire.ActRelease) {
 		return 0, nil
 	}
 	n := 0
@@ -307,13 +384,27 @@ func (s *Server) actDAGs(sel *selection, all bool, caller auth.Identity, action 
 			if st.rec.Finished || st.run.Removed || !sel.namesDAG(st, all) || !mayChange(caller, st.rec.Owner) {
 				continue
 			}
-			st.run.Remove()
-			s.settleDAG(tx, st)
-			n++
+			if s.actDAG(tx, st, action, reason) {
+				n++
+			}
 		}
 		return nil
 	})
 	return n, err
+}
+
+// actDAG applies an action to a DAG in tx and reports whether it changed.
+func (s *Server) actDAG(tx *queue.Tx, st *dagState, action, reason string) bool {
+	switch action {
+	case wire.ActHold:
+		return s.holdDAG(tx, st, reason)
+	case wire.ActRelease:
+		return s.releaseDAG(tx, st)
+	}
+	s.releaseDAG(tx, st) // a removed DAG stops, and its FINAL node runs
+	st.run.Remove()
+	s.settleDAG(tx, st)
+	return true
 }
 
 // namesDAG reports whether a selection without a constraint names a DAG.

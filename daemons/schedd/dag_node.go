@@ -27,9 +27,9 @@ func (s *Server) submitNode(ctx context.Context, w nodeWork) {
 	st := w.st
 	rec := &st.rec
 	id, err := s.q.NewCluster(rec.Owner)
-	var c *submit.Cluster
+	var queueIt func(tx *queue.Tx) error
 	if err == nil {
-		c, err = s.expandNode(st, w, id)
+		queueIt, err = s.prepareNode(st, w, id)
 	}
 	err = s.q.Update(func(tx *queue.Tx) error {
 		delete(st.inflight, w.node)
@@ -40,10 +40,12 @@ func (s *Server) submitNode(ctx context.Context, w nodeWork) {
 		switch {
 		case (st.run.Removed || st.run.Aborted) && w.node != rec.DAG.Final:
 			st.run.JobDone(w.node, dag.ReturnRemoved)
+		case rec.Held:
+			return nil // submitted (with another cluster) after the release
 		case err != nil:
 			s.nodeSubmitFailed(st, w.node, err)
 		default:
-			if err := s.queueNode(tx, st, w.node, id, c); err != nil {
+			if err := queueIt(tx); err != nil {
 				s.nodeSubmitFailed(st, w.node, err)
 			}
 		}
@@ -57,10 +59,29 @@ func (s *Server) submitNode(ctx context.Context, w nodeWork) {
 	s.dags.wake()
 }
 
+// prepareNode reads what a node submits, outside the queue's lock, and
+// returns what queues it under id: a job cluster, or for a SUBDAG
+// EXTERNAL node a nested DAG (dag_sub.go).
+func (s *Server) prepareNode(st *dagState, w nodeWork, id int64) (func(tx *queue.Tx) error, error) {
+	if st.rec.DAG.Nodes[w.node].Kind == dag.KindSubDAG {
+		d, err := s.readSubDAG(st, w.node)
+		if err != nil {
+			return nil, err
+		}
+		return func(tx *queue.Tx) error { return s.queueSubDAG(tx, st, w.node, id, d) }, nil
+	}
+	c, err := s.expandNode(st, w, id)
+	if err != nil {
+		return nil, err
+	}
+	return func(tx *queue.Tx) error { return s.queueNode(tx, st, w.node, id, c) }, nil
+}
+
 // nodeSubmitFailed ends a node's job as not submitted, saying why.
 func (s *Server) nodeSubmitFailed(st *dagState, i int, err error) {
 	s.log.Warn("DAG node: submit failed", "dag", st.rec.ID, "node", st.rec.DAG.Nodes[i].Name, "err", err)
-	st.run.JobDone(i, dag.ReturnSubmitFailed)
+	s.nodeEvent(st, i, "SUBMIT_FAILURE", "", err.Error())
+	s.nodeJobsDone(st, i, dag.ReturnSubmitFailed)
 	st.run.Nodes[i].Detail = "submit failed: " + err.Error()
 }
 
@@ -75,7 +96,10 @@ func (s *Server) queueNode(tx *queue.Tx, st *dagState, i int, id int64, c *submi
 	if err != nil {
 		return err
 	}
-	st.run.Submitted(i, id)
+	st.run.Submitted(i, id, jobTag(c.Ad))
+	for k := range c.Procs {
+		s.nodeEvent(st, i, "SUBMIT", queue.JobID{Cluster: id, Proc: int64(k)}.String(), "")
+	}
 	ref := nodeRef{rec.ID, i}
 	s.dags.byCluster[id] = ref
 	tx.OnRollback(func() { delete(s.dags.byCluster, id) })
@@ -118,6 +142,9 @@ func (s *Server) expandNode(st *dagState, w nodeWork, id int64) (*submit.Cluster
 	}
 	if len(c.Procs) == 0 {
 		return nil, fmt.Errorf("%s: no jobs to submit (queue 0)", name)
+	}
+	if n.Kind == dag.KindProvisioner && len(c.Procs) != 1 {
+		return nil, fmt.Errorf("%s: a PROVISIONER node runs one job, not %d", name, len(c.Procs))
 	}
 	s.markNodeJobs(st, w.node, c.Ad)
 	if err := s.checkCluster(id, rec.Owner, rec.Account, c.Ad); err != nil {
@@ -193,13 +220,15 @@ func (s *Server) nodeEnv(rec *dagRecord, dir string, id int64) submit.Env {
 }
 
 // markNodeJobs sets what DAGMan sets on a node's jobs: DAGManJobId,
-// DAGNodeName, DAGParentNodeNames, the batch name and the submit event's
+// DAGNodeName, DAGManNodesLog (the DAG's FILE.dag.nodes.log, where their
+// events go too: events.go), DAGParentNodeNames, the batch name and the submit event's
 // notes (the reference's "Job attributes on every node job").
 func (s *Server) markNodeJobs(st *dagState, i int, ad *classad.Ad) {
 	rec := &st.rec
 	n := rec.DAG.Nodes[i]
 	ad.Set(attr.DAGManJobID, ast.Int(rec.ID))
 	ad.Set(attr.DAGNodeName, ast.Str(n.Name))
+	ad.Set(attr.DAGManNodesLog, ast.Str(rec.DAG.File+".nodes.log"))
 	if len(n.Parents) > 0 {
 		names := make([]string, len(n.Parents))
 		for k, p := range n.Parents {

@@ -16,8 +16,9 @@ type nodeWork struct {
 	st   *dagState
 	node int
 	step dag.Step
-	argv []string // a script's
-	vars []string // a submit's name=value macros, before the file
+	argv []string        // a script's
+	vars []string        // a submit's name=value macros, before the file
+	ctx  context.Context // a script's: done when the schedd stops or the DAG is held
 }
 
 // pumpDAGs starts, in one transaction, what every DAG may start now
@@ -29,10 +30,14 @@ func (s *Server) pumpDAGs(ctx context.Context) {
 	err := s.q.Update(func(tx *queue.Tx) error {
 		work, ending = work[:0], ending[:0]
 		for _, st := range s.dags.m {
-			if st.rec.Finished || st.ending {
+			if st.rec.Finished || st.ending || st.rec.Held {
 				continue
 			}
+			st.scriptContext(ctx)
 			work = append(work, s.startNodes(tx, st)...)
+			if st.run.Finished() && len(st.inflight) == 0 {
+				s.stopServices(tx, st)
+			}
 			s.persistDAG(tx, st)
 			if st.run.Finished() && len(st.inflight) == 0 {
 				st.ending = true
@@ -107,6 +112,9 @@ func (s *Server) startNodes(tx *queue.Tx, st *dagState) []nodeWork {
 		if !s.mayStart(st, t, node) {
 			continue
 		}
+		if st.run.Nodes[i].Retries == 0 && node.SavePoint != "" {
+			s.savePoint(tx, st, i) // as the node first starts
+		}
 		step := st.run.Start(i)
 		switch step {
 		case dag.StepPre:
@@ -148,14 +156,14 @@ func (s *Server) mayStart(st *dagState, t throttle, node *dag.Node) bool {
 func (s *Server) nodeWork(tx *queue.Tx, st *dagState, i int, step dag.Step) nodeWork {
 	st.inflight[i] = true
 	tx.OnRollback(func() { delete(st.inflight, i) })
-	w := nodeWork{st: st, node: i, step: step}
+	w := nodeWork{st: st, node: i, step: step, ctx: st.runCtx}
 	switch step {
-	case dag.StepPre, dag.StepPost:
-		kind := dag.Pre
-		if step == dag.StepPost {
-			kind = dag.Post
-		}
-		w.argv = scriptArgs(st, i, kind)
+	case dag.StepPre:
+		w.argv = scriptArgs(st, i, dag.Pre)
+		s.nodeEvent(st, i, "PRE_SCRIPT_STARTED", "", strings.Join(w.argv, " "))
+	case dag.StepPost:
+		w.argv = scriptArgs(st, i, dag.Post)
+		s.nodeEvent(st, i, "POST_SCRIPT_STARTED", nodeJobID(st, i), strings.Join(w.argv, " "))
 	case dag.StepSubmit:
 		w.vars = nodeMacros(st, i)
 	}
@@ -175,10 +183,12 @@ func scriptArgs(st *dagState, i int, kind dag.ScriptKind) []string {
 		"$FAILED_COUNT": strconv.Itoa(c.Failed), "$FUTILE_COUNT": strconv.Itoa(c.Futile),
 		"$DAGID": strconv.FormatInt(st.rec.ID, 10), "$DAG_STATUS": strconv.Itoa(r.Status()),
 	}
-	if kind == dag.Post {
-		macros["$RETURN"] = strconv.Itoa(ns.Return)
+	if kind == dag.Post || kind == dag.Hold {
 		macros["$CLUSTERID"] = strconv.FormatInt(ns.Cluster, 10)
 		macros["$JOBID"] = strconv.FormatInt(ns.Cluster, 10) + ".0"
+	}
+	if kind == dag.Post {
+		macros["$RETURN"] = strconv.Itoa(ns.Return)
 		macros["$SUCCESS"] = map[bool]string{true: "True", false: "False"}[ns.Return == 0]
 	}
 	sc := n.Scripts[kind]
@@ -224,12 +234,30 @@ func (s *Server) doNodeWork(ctx context.Context, w nodeWork) {
 	case dag.StepSubmit:
 		s.submitNode(ctx, w)
 	case dag.StepPre, dag.StepPost:
-		rc := s.runDAGScript(ctx, w)
-		if ctx.Err() != nil {
+		rc := s.runDAGScript(w.ctx, w)
+		switch {
+		case ctx.Err() != nil:
 			return // the schedd stops: the script runs again after the restart
+		case w.ctx.Err() != nil:
+			s.scriptStopped(w) // the DAG is held: it runs again after the release
+			return
 		}
 		s.nodeScriptDone(w, rc)
 	}
+}
+
+// scriptStopped records that a script was killed by the DAG's hold: its
+// node stays PRERUN or POSTRUN and the script runs again once the DAG is
+// released.
+func (s *Server) scriptStopped(w nodeWork) {
+	err := s.q.Update(func(tx *queue.Tx) error {
+		delete(w.st.inflight, w.node)
+		return nil
+	})
+	if err != nil {
+		s.log.Error("DAG node: a script stopped by the hold", "dag", w.st.rec.ID, "err", err)
+	}
+	s.dags.wake()
 }
 
 // nodeScriptDone records a PRE or POST script's exit status.
@@ -241,9 +269,14 @@ func (s *Server) nodeScriptDone(w nodeWork, rc int) {
 		if st.run.Nodes[w.node].Status != want {
 			return nil
 		}
+		result := map[bool]string{true: "SUCCESS", false: "FAILURE"}[rc == 0]
+		note := "exit " + strconv.Itoa(rc)
 		if w.step == dag.StepPre {
+			s.nodeEvent(st, w.node, "PRE_SCRIPT_"+result, "", note)
 			st.run.PreDone(w.node, rc)
 		} else {
+			s.nodeEvent(st, w.node, "POST_SCRIPT_TERMINATED", nodeJobID(st, w.node), "")
+			s.nodeEvent(st, w.node, "POST_SCRIPT_"+result, nodeJobID(st, w.node), note)
 			st.run.PostDone(w.node, rc)
 		}
 		s.settleDAG(tx, st)
@@ -253,4 +286,12 @@ func (s *Server) nodeScriptDone(w nodeWork, rc int) {
 		s.log.Error("DAG node: recording a script's end (it runs again)", "dag", st.rec.ID, "err", err)
 	}
 	s.dags.wake()
+}
+
+// nodeJobID is the id of a node's (first) job, "-" before it has one.
+func nodeJobID(st *dagState, i int) string {
+	if c := st.run.Nodes[i].Cluster; c != 0 {
+		return strconv.FormatInt(c, 10) + ".0"
+	}
+	return "-"
 }

@@ -25,27 +25,35 @@ import (
 // status.
 func (s *Server) runDAGScript(ctx context.Context, w nodeWork) int {
 	rec := &w.st.rec
-	n := rec.DAG.Nodes[w.node]
 	kind := dag.Pre
 	if w.step == dag.StepPost {
 		kind = dag.Post
 	}
+	return s.runScript(ctx, rec, rec.DAG.Nodes[w.node], kind, w.argv)
+}
+
+// runScript runs a node's script of a kind with its arguments expanded,
+// again after its DEFER delay while it exits with its DEFER status, and
+// returns its exit status.
+func (s *Server) runScript(ctx context.Context, rec *dagRecord, n *dag.Node, kind dag.ScriptKind, argv []string) int {
 	sc := n.Scripts[kind]
 	for {
-		rc, out, err := s.execScript(ctx, rec, nodeDir(rec, n), w.argv)
+		rc, out, err := s.execScript(ctx, rec, nodeDir(rec, n), argv)
 		if err != nil {
 			s.log.Warn("DAG script did not run", "dag", rec.ID, "node", n.Name, "script", kind, "err", err)
 		}
 		if sc.Debug != "" {
 			s.appendDebug(rec, nodeDir(rec, n), sc, n.Name, kind, out)
 		}
-		if sc.DeferSecs == 0 || rc != sc.DeferStatus {
+		if sc.DeferStatus == 0 || rc != sc.DeferStatus {
 			return rc
 		}
+		// DEFER 0 runs it again at once in DAGMan's next cycle; at
+		// least a second here, so that it does not spin
 		select {
 		case <-ctx.Done():
 			return rc
-		case <-time.After(time.Duration(sc.DeferSecs) * time.Second):
+		case <-time.After(time.Duration(max(sc.DeferSecs, 1)) * time.Second):
 		}
 	}
 }

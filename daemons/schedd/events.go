@@ -34,12 +34,21 @@ func (b *eventBatch) sized(n int) *eventBatch {
 	return b
 }
 
-// add formats ev for the job's log, if it has one (UserLog).
+// add formats ev for the job's log, if it has one (UserLog), and for
+// its DAG's node log, if it is a DAG's node job (DAGManNodesLog: as
+// DAGMan's FILE.dag.nodes.log, every node job's events in one log).
 func (b *eventBatch) add(v *queue.View, ev userlog.Event) {
 	path := v.String(attr.UserLog)
-	if path == "" {
-		return
+	if path != "" {
+		b.addTo(v, path, ev)
 	}
+	if nodes := v.String(attr.DAGManNodesLog); nodes != "" && nodes != path {
+		b.addTo(v, nodes, ev)
+	}
+}
+
+// addTo formats ev for one log.
+func (b *eventBatch) addTo(v *queue.View, path string, ev userlog.Event) {
 	key := logKey{transfer.Account(v), path}
 	ev.Job = userlog.JobID{Cluster: v.ID.Cluster, Proc: v.ID.Proc}
 	if ev.Time.IsZero() {

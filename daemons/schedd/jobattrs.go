@@ -1,6 +1,8 @@
 package schedd
 
 import (
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -111,4 +113,75 @@ func runEnded(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate) {
 	if u.PeakMemoryMB > 0 {
 		tx.SetInt(j, attr.ResidentSetSize, u.PeakMemoryMB*1024)
 	}
+	runTransfers(tx, j, u)
+	if a := u.Activation; a != nil {
+		setup, exec, down := math.Round(a.SetupSeconds), math.Round(a.ExecutionSeconds), math.Round(a.TeardownSeconds)
+		tx.SetInt(j, attr.ActivationSetupDuration, int64(setup))
+		tx.SetInt(j, attr.ActivationExecutionDuration, int64(exec))
+		tx.SetInt(j, attr.ActivationTeardownDuration, int64(down))
+		tx.SetInt(j, attr.ActivationDuration, int64(math.Round(a.SetupSeconds+a.ExecutionSeconds+a.TeardownSeconds)))
+	}
+}
+
+// runTransfers records a run's file transfers, as HTCondor's shadow does
+// from its starter's report: BytesRecvd and BytesSent, from the job's side
+// (its input and its output moved with the schedd, all runs together),
+// and TransferInputStats and TransferOutputStats, nested ads with each
+// method's FilesCount and SizeBytes of the last run (...LastRun) and of
+// all runs (...Total). A run that moved nothing leaves the statistics as
+// they were.
+func runTransfers(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate) {
+	if u.Transfers == nil && u.Activation == nil {
+		return // no starter ran it (a job of the schedd's own universes)
+	}
+	var in, out map[string]wire.TransferCount
+	if t := u.Transfers; t != nil {
+		in, out = t.In, t.Out
+	}
+	v := tx.View(j)
+	tx.SetReal(j, attr.BytesRecvd, v.Real(attr.BytesRecvd)+float64(in[cedarMethod].Bytes))
+	tx.SetReal(j, attr.BytesSent, v.Real(attr.BytesSent)+float64(out[cedarMethod].Bytes))
+	for name, counts := range map[string]map[string]wire.TransferCount{attr.TransferInputStats: in, attr.TransferOutputStats: out} {
+		if len(counts) > 0 {
+			old, _ := v.Lookup(name)
+			tx.Set(j, name, transferStats(old, counts))
+		}
+	}
+}
+
+// cedarMethod names the files moved with the schedd in the statistics.
+const cedarMethod = "Cedar"
+
+// transferStats is a statistics ad: this run's counts, and the totals
+// with old's (a previous statistics ad, or nil).
+func transferStats(old ast.Expr, counts map[string]wire.TransferCount) *ast.Record {
+	prev, _ := old.(*ast.Record)
+	total := func(name string, n int64) int64 {
+		if prev == nil {
+			return n
+		}
+		if i := prev.Lookup(name + "Total"); i >= 0 {
+			if t, ok := classad.LiteralInt(prev.Attrs[i].Value); ok {
+				return t + n
+			}
+		}
+		return n
+	}
+	rec := &ast.Record{At: ast.NoPos}
+	methods := make([]string, 0, len(counts))
+	for m := range counts {
+		methods = append(methods, m)
+	}
+	slices.Sort(methods)
+	for _, m := range methods {
+		c := counts[m]
+		for _, stat := range []struct {
+			name string
+			n    int64
+		}{{m + "FilesCount", c.Files}, {m + "SizeBytes", c.Bytes}} {
+			rec.Set(stat.name+"LastRun", ast.Int(stat.n))
+			rec.Set(stat.name+"Total", ast.Int(total(stat.name, stat.n)))
+		}
+	}
+	return rec
 }

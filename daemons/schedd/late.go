@@ -11,6 +11,7 @@ import (
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
+	"github.com/kite-sched/kite/internal/userlog"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -29,6 +30,7 @@ func (s *Server) openFactories() error {
 		return err
 	}
 	f.Grown = s.grown
+	f.Removed = s.clusterRemoved
 	f.PerOwner = int64(s.cfg.MaxJobsPerOwner)
 	s.factories = f
 	s.q.SetHook(f.Hook)
@@ -92,7 +94,10 @@ func (s *Server) handleSubmitFactory(ctx context.Context, r *wire.Request) (any,
 	if err := s.checkLogs(acct, ad, owns); err != nil {
 		return nil, err
 	}
-	start := func(tx *queue.Tx, c *queue.Cluster) { s.factories.Add(tx, c, f, len(procs)) }
+	start := func(tx *queue.Tx, c *queue.Cluster) {
+		s.clusterEvent(tx, c, userlog.Event{Code: userlog.ClusterSubmit, Host: "<" + s.Addr() + ">", Notes: classad.EvalStringOr(c.Ad(), attr.SubmitEventNotes, "")})
+		s.factories.Add(tx, c, f, len(procs))
+	}
 	if err := s.submit(cluster, owner, ad, procs, nil, start); err != nil {
 		return nil, err
 	}
@@ -132,7 +137,7 @@ func factoryRuns(cluster int64, in []wire.FactoryRun) ([]factory.Run, error) {
 // pauses it, a release resumes it). The clusters are those the selection
 // names whole, or the owners' it names; a constraint picks jobs only.
 // It returns how many factories changed.
-func (s *Server) actFactories(sel *selection, all bool, caller auth.Identity, action string) (int, error) {
+func (s *Server) actFactories(sel *selection, all bool, caller auth.Identity, action, reason string) (int, error) {
 	if s.factories == nil || sel.constraint != nil {
 		return 0, nil
 	}
@@ -156,6 +161,7 @@ func (s *Server) actFactories(sel *selection, all bool, caller auth.Identity, ac
 				}
 				if changed {
 					n++
+					s.clusterEvent(tx, c, pauseEvent(action == wire.ActHold, reason))
 				}
 			}
 		}
@@ -264,4 +270,40 @@ func (s *Server) unmade(cluster int64) int64 {
 		}
 	})
 	return n
+}
+
+// The events of a late-materialization cluster (HTCondor's 035-038),
+// written to the cluster's log as its owner, as a job's are; their job is
+// the cluster's, proc -1.
+
+// clusterEvent adds a cluster's event to tx's, written once it commits.
+func (s *Server) clusterEvent(tx *queue.Tx, c *queue.Cluster, e userlog.Event) {
+	ev := s.newEvents()
+	v := queue.View{ID: queue.JobID{Cluster: c.ID, Proc: -1}, Cluster: c.Ad(), Own: classad.NewAd()}
+	ev.add(&v, e)
+	ev.after(tx)
+}
+
+// pauseEvent is a factory's pause (a hold of its cluster: pause code 1,
+// the hold's code) or its resumption (a release).
+func pauseEvent(hold bool, reason string) userlog.Event {
+	if hold {
+		return userlog.Event{Code: userlog.FactoryPaused, Reason: reason, PauseCode: 1, HoldCode: attr.HoldUserRequest}
+	}
+	return userlog.Event{Code: userlog.FactoryResumed, Reason: reason}
+}
+
+// clusterRemoved writes the ClusterRemove event of an ended factory's
+// cluster, which leaves the queue in tx: how many procs its factory made
+// and how it ended (complete, paused by a hold, or incomplete: removed).
+// Kite's factory keeps procs, not item rows: items are the procs made.
+func (s *Server) clusterRemoved(tx *queue.Tx, c *queue.Cluster, e factory.Ended) {
+	completion := userlog.CompletionIncomplete
+	switch {
+	case e.Complete:
+		completion = userlog.CompletionComplete
+	case e.Paused:
+		completion = userlog.CompletionPaused
+	}
+	s.clusterEvent(tx, c, userlog.Event{Code: userlog.ClusterRemove, Materialized: e.Made, Items: e.Made, Completion: completion})
 }

@@ -49,6 +49,7 @@ type lostStartds struct {
 // orphan is a claim the schedd gave up whose startd may still run it.
 type orphan struct {
 	startd, slot string
+	pool         string    // the startd's pool (claims.Claim's Pool)
 	until        time.Time // its lease is surely over by then
 }
 
@@ -150,7 +151,7 @@ func (s *Server) lostClaim(c *claims.Claim, reason string) {
 // orphan remembers a claim given up.
 func (l *lostStartds) orphan(c *claims.Claim, now time.Time) {
 	l.mu.Lock()
-	l.orphans[c.ID] = orphan{startd: c.Startd, slot: c.SlotName, until: now.Add(c.Lease + time.Second)}
+	l.orphans[c.ID] = orphan{startd: c.Startd, slot: c.SlotName, pool: c.Pool, until: now.Add(c.Lease + time.Second)}
 	l.mu.Unlock()
 }
 
@@ -210,7 +211,7 @@ func (s *Server) vacateOrphans(ctx context.Context, ids []string) {
 			continue
 		}
 		wg.Go(func() {
-			cl := s.env.Connector().Client(o.startd)
+			cl := s.env.ConnectorFor(o.pool).Client(o.startd)
 			vctx, cancel := context.WithTimeout(ctx, min(max(s.cfg.ClaimLease/3, 100*time.Millisecond), 5*time.Second))
 			defer cancel()
 			err := cl.Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: id, Reason: "the schedd gave the claim up: its machine was lost", Fast: true}, nil)

@@ -85,7 +85,7 @@ func (s *Server) apply(tx *queue.Tx, j *queue.Job, d jobpolicy.Decision, ev *eve
 	case jobpolicy.Remove:
 		return s.remove(tx, j, d.Reason, ev)
 	case jobpolicy.Release:
-		return s.release(tx, j, d.Reason, ev)
+		return s.releaseHeld(tx, j, d.Reason, ev)
 	}
 	return false
 }

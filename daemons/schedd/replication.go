@@ -77,7 +77,8 @@ func (p *replication) isRequest(request string) bool {
 }
 
 // attrReplicaClaims lists a job's replica claims, "claim-id startd-addr"
-// each: a secret, never shown to tools.
+// each, then " pool" for a startd of another pool (claims.Claim's Pool):
+// a secret, never shown to tools.
 const attrReplicaClaims = attrclass.ReplicaClaims
 
 // replicaOffer is a job of a replica request: how many extra instances
@@ -293,15 +294,20 @@ func setReplicaClaims(tx *queue.Tx, j *queue.Job, reps []*claims.Claim) {
 	}
 	list := &ast.List{At: ast.NoPos}
 	for _, c := range reps {
-		list.Elems = append(list.Elems, ast.Str(c.ID+" "+c.Startd))
+		rc := c.ID + " " + c.Startd
+		if c.Pool != "" {
+			rc += " " + c.Pool
+		}
+		list.Elems = append(list.Elems, ast.Str(rc))
 	}
 	tx.Set(j, attrReplicaClaims, list)
 }
 
-// replicaClaims reads a job's recorded replica claims: claim id and
-// startd address of each (from the job's own ad, where the schedd writes
-// them, never from a submitted cluster ad).
-func replicaClaims(v *queue.View) [][2]string {
+// replicaClaims reads a job's recorded replica claims: claim id, startd
+// address and the startd's pool ("" for this pool's) of each (from the
+// job's own ad, where the schedd writes them, never from a submitted
+// cluster ad).
+func replicaClaims(v *queue.View) [][3]string {
 	e, ok := v.Own.Lookup(attrReplicaClaims)
 	if !ok {
 		return nil
@@ -310,11 +316,12 @@ func replicaClaims(v *queue.View) [][2]string {
 	if !isList {
 		return nil
 	}
-	var out [][2]string
+	var out [][3]string
 	for _, x := range l.Elems {
 		if lit, isLit := x.(*ast.Literal); isLit && lit.Kind == ast.StringLit {
-			if id, addr, found := strings.Cut(lit.Str, " "); found {
-				out = append(out, [2]string{id, addr})
+			if id, rest, found := strings.Cut(lit.Str, " "); found {
+				addr, pool, _ := strings.Cut(rest, " ")
+				out = append(out, [3]string{id, addr, pool})
 			}
 		}
 	}

@@ -30,7 +30,8 @@ type runningJob struct {
 	id            queue.JobID
 	claim, startd string
 	slot, owner   string
-	replicas      [][2]string // the replicas' claims and startds
+	pool          string      // the startd's pool when another pool's (the job's RemotePool)
+	replicas      [][3]string // the replicas' claims, startds and pools
 }
 
 // reconnectTimeout bounds the question to each startd at a restart.
@@ -137,7 +138,7 @@ func (s *Server) runningJobs(keep func(id queue.JobID, claim string) bool) []run
 				}
 				v := j.View()
 				o := runningJob{id: j.ID, claim: v.String(attrClaimID), startd: v.String(attrStartdAddr),
-					slot: v.String(attr.RemoteHost), owner: v.Submitter, replicas: replicaClaims(&v)}
+					slot: v.String(attr.RemoteHost), owner: v.Submitter, replicas: replicaClaims(&v), pool: v.String(attrRemotePool)}
 				if keep(o.id, o.claim) {
 					olds = append(olds, o)
 				}
@@ -177,7 +178,8 @@ func (s *Server) settleOrphans(ctx context.Context) {
 		if failures == settled {
 			return
 		}
-		if orphans := s.runningJobs(s.claims.Unclaimed); len(orphans) > 0 {
+		orphan := func(id queue.JobID, claim string) bool { return !s.local.running(id) && s.claims.Unclaimed(id, claim) }
+		if orphans := s.runningJobs(orphan); len(orphans) > 0 {
 			s.log.Info("settling jobs left running by changes the queue could not write", "jobs", len(orphans))
 			if err := s.requeueOlds(s.settle(orphans)); err != nil {
 				return // the next tick tries again
@@ -245,7 +247,7 @@ func (s *Server) reconnect(olds []runningJob) (map[queue.JobID]*claims.Claim, ma
 			ctx, cancel := context.WithTimeout(context.Background(), reconnectTimeout)
 			defer cancel()
 			var res wire.AliveResult
-			err := s.env.Connector().Client(o.startd).Call(ctx, "POST", wire.PathAlive, wire.ClaimRef{ClaimID: o.claim}, &res)
+			err := s.env.ConnectorFor(o.pool).Client(o.startd).Call(ctx, "POST", wire.PathAlive, wire.ClaimRef{ClaimID: o.claim}, &res)
 			var we *wire.Error
 			if err != nil && (!errors.As(err, &we) || we.Status >= 500) {
 				mu.Lock()
@@ -256,7 +258,7 @@ func (s *Server) reconnect(olds []runningJob) (map[queue.JobID]*claims.Claim, ma
 			if err != nil || res.Job != o.id.String() {
 				return
 			}
-			c := &claims.Claim{ID: o.claim, Startd: o.startd, SlotName: o.slot, Owner: o.owner,
+			c := &claims.Claim{ID: o.claim, Startd: o.startd, Pool: o.pool, SlotName: o.slot, Owner: o.owner,
 				Lease: s.cfg.ClaimLease, Slot: s.slotAd(ctx, o.slot)}
 			mu.Lock()
 			kept[o.id] = c
@@ -297,7 +299,7 @@ func (s *Server) vacateLost(lost []runningJob) {
 	for _, o := range lost {
 		olds = append(olds, o)
 		for _, rc := range o.replicas {
-			olds = append(olds, runningJob{id: o.id, claim: rc[0], startd: rc[1]})
+			olds = append(olds, runningJob{id: o.id, claim: rc[0], startd: rc[1], pool: rc[2]})
 		}
 	}
 	until := s.now().Add(s.cfg.ClaimLease)
@@ -314,9 +316,9 @@ func (s *Server) vacateLost(lost []runningJob) {
 			if o.claim == "" || o.startd == "" {
 				continue
 			}
-			c := &claims.Claim{ID: o.claim, Startd: o.startd, SlotName: o.startd}
+			c := &claims.Claim{ID: o.claim, Startd: o.startd, Pool: o.pool, SlotName: o.startd}
 			vctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			err := s.env.Connector().Client(o.startd).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: o.claim, Reason: "the schedd restarted", Fast: true}, nil)
+			err := s.startd(c).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: o.claim, Reason: "the schedd restarted", Fast: true}, nil)
 			cancel()
 			if err == nil || wire.IsCode(err, wire.CodeNotFound) {
 				if pending[o.id]--; pending[o.id] == 0 {

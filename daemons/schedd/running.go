@@ -63,10 +63,14 @@ func (s *Server) remember(submitter string, acs []*autocluster) {
 // reserves an idle job of its request (or a running job, for a replica
 // request) and claims the slot for it in the background.
 func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error) {
+	if err := s.flock.allows(r.Caller); err != nil {
+		return nil, err
+	}
 	var m wire.Matches
 	if err := r.Decode(&m); err != nil {
 		return nil, err
 	}
+	markPool(m.Matches, r.Caller.Pool)
 	type pick struct {
 		job     queue.JobID
 		slot    *classad.Ad
@@ -83,7 +87,7 @@ func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error
 			}
 			continue
 		}
-		if id, ok := s.claims.Reserve(m.Submitter, match.Request, s.cfg.MaxRunning); ok {
+		if id, ok := s.claims.Reserve(negotiationKey(m.Submitter, r.Caller.Pool), match.Request, s.cfg.MaxRunning); ok {
 			picks = append(picks, pick{id, match.Slot, match.Preempt})
 		}
 	}
@@ -101,6 +105,7 @@ func (s *Server) handleMatches(ctx context.Context, r *wire.Request) (any, error
 // not registered yet.
 func (s *Server) claimSlot(ctx context.Context, job *classad.Ad, owner string, slot *classad.Ad, preempt string) (*claims.Claim, error) {
 	addr := classad.EvalStringOr(slot, attr.MyAddress, "")
+	pool := classad.EvalStringOr(slot, attrRemotePool, "") // the pool whose negotiator matched it (markPool)
 	req := wire.ClaimRequest{
 		ClaimID: classad.EvalStringOr(slot, attr.ClaimID, ""), Slot: classad.EvalStringOr(slot, attr.Name, ""), Job: job,
 		Schedd: s.Addr(), ScheddName: s.name, Lease: max(1, int((s.cfg.ClaimLease+time.Second-1)/time.Second)),
@@ -108,18 +113,19 @@ func (s *Server) claimSlot(ctx context.Context, job *classad.Ad, owner string, s
 	}
 	var res wire.ClaimResult
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	err := s.env.Connector().Client(addr).Call(cctx, "POST", wire.PathClaim, req, &res)
+	err := s.env.ConnectorFor(pool).Client(addr).Call(cctx, "POST", wire.PathClaim, req, &res)
 	cancel()
 	if err != nil {
 		s.met.claims.WithLabelValues("refused").Inc()
 		return nil, fmt.Errorf("claim of %s refused: %w", req.Slot, err)
 	}
 	s.met.claims.WithLabelValues("granted").Inc()
-	c := &claims.Claim{ID: res.ClaimID, Startd: addr, SlotName: req.Slot, Slot: res.Slot, Owner: owner,
+	c := &claims.Claim{ID: res.ClaimID, Startd: addr, Pool: pool, SlotName: req.Slot, Slot: res.Slot, Owner: owner,
 		Lease: time.Duration(res.Lease) * time.Second, Limits: limitsKey(job)}
 	if c.Slot == nil {
 		c.Slot = slot
 	}
+	carryPool(slot, c.Slot)
 	if c.Lease <= 0 {
 		c.Lease = s.cfg.ClaimLease
 	}
@@ -188,7 +194,7 @@ func (s *Server) activation(id queue.JobID, c *claims.Claim) (*classad.Ad, error
 func (s *Server) postActivate(ctx context.Context, c *claims.Claim, job *classad.Ad) error {
 	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return s.env.Connector().Client(c.Startd).Call(actx, "POST", wire.PathActivate, wire.Activate{ClaimID: c.ID, Job: job}, nil)
+	return s.startd(c).Call(actx, "POST", wire.PathActivate, wire.Activate{ClaimID: c.ID, Job: job}, nil)
 }
 
 // sendActivate tells the startd to run a job committed as running on c.
@@ -262,6 +268,7 @@ func setClaim(tx *queue.Tx, j *queue.Job, c *claims.Claim) {
 	tx.SetString(j, attr.RemoteHost, c.SlotName)
 	tx.SetString(j, attrClaimID, c.ID)
 	tx.SetString(j, attrStartdAddr, c.Startd)
+	setRemotePool(tx, j, c)
 }
 
 // attach records that a claim runs a job (once it is committed running).
@@ -283,10 +290,14 @@ func (s *Server) next(c *claims.Claim) (queue.JobID, bool) {
 	cache := map[*classad.Ad]bool{}
 	var m match.Matcher
 	var mat queue.Materializer
+	taken := s.claims.Unavailable() // one lock, not one a job passed
 	s.q.Read(func(rd *queue.Reader) {
 		for _, cl := range byPriority(rd, c.Owner) {
+			if clusterOnSchedd(cl) {
+				continue // the schedd runs them itself (local.go)
+			}
 			for j := range cl.Jobs {
-				if j.Status() != attr.Idle || !s.claims.Matchable(j.ID) {
+				if j.Status() != attr.Idle || taken[j.ID] || !s.claims.Matchable(j.ID) {
 					continue
 				}
 				v := j.View()
@@ -336,7 +347,7 @@ func (s *Server) releaseClaim(ctx context.Context, c *claims.Claim) {
 	s.claims.Drop(c)
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	err := s.env.Connector().Client(c.Startd).Call(rctx, "POST", wire.PathRelease, wire.ClaimRef{ClaimID: c.ID}, nil)
+	err := s.startd(c).Call(rctx, "POST", wire.PathRelease, wire.ClaimRef{ClaimID: c.ID}, nil)
 	if err != nil && !wire.IsCode(err, wire.CodeNotFound) {
 		s.log.Info("release of a claim failed", "slot", c.SlotName, "err", err)
 	}
@@ -379,6 +390,7 @@ func leftMachine(tx *queue.Tx, j *queue.Job) {
 // (hold, remove): once it commits, the job's claims are vacated and
 // released.
 func (s *Server) stopClaims(tx *queue.Tx, j *queue.Job, why string) {
+	s.stopLocal(tx, j)
 	s.replication.stop(tx, j, why)
 	c, _ := s.claims.First(j.ID)
 	if c == nil {
@@ -394,7 +406,7 @@ func (s *Server) stopClaims(tx *queue.Tx, j *queue.Job, why string) {
 // vacate stops a claim's job at the startd, then releases the claim.
 func (s *Server) vacate(ctx context.Context, c *claims.Claim, reason string) {
 	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err := s.env.Connector().Client(c.Startd).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: c.ID, Reason: reason, Fast: true}, nil)
+	err := s.startd(c).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: c.ID, Reason: reason, Fast: true}, nil)
 	cancel()
 	if err != nil && !wire.IsCode(err, wire.CodeNotFound) {
 		s.log.Info("vacate failed", "slot", c.SlotName, "err", err)
@@ -424,7 +436,7 @@ func (s *Server) keepAlive(ctx context.Context) {
 func (s *Server) alive(ctx context.Context, c *claims.Claim) {
 	actx, cancel := context.WithTimeout(ctx, max(s.cfg.ClaimLease/3, time.Second))
 	var res wire.AliveResult
-	err := s.env.Connector().Client(c.Startd).Call(actx, "POST", wire.PathAlive, wire.ClaimRef{ClaimID: c.ID}, &res)
+	err := s.startd(c).Call(actx, "POST", wire.PathAlive, wire.ClaimRef{ClaimID: c.ID}, &res)
 	cancel()
 	if err == nil {
 		s.claims.Alive(c)

@@ -72,6 +72,14 @@ type Config struct {
 	// Replicas is how many extra instances of a running job may run
 	// (0: none), unless the job's KiteReplicas says.
 	Replicas int
+	// StartLocalUniverse and StartSchedulerUniverse say when a local or
+	// scheduler universe job may start (ClassAd expressions over the
+	// schedd's ad, the job as TARGET; "": HTCondor's defaults, local.go).
+	StartLocalUniverse, StartSchedulerUniverse string
+	// FlockTo lists the pools idle jobs may flock to, in order, and
+	// FlockAfter how long a job waits before the next one (flock.go).
+	FlockTo    []FlockPool
+	FlockAfter time.Duration
 	// NoSync commits without fsync: benchmarks of everything else only.
 	NoSync bool
 	// Now is the clock; nil means time.Now.
@@ -99,6 +107,8 @@ func ConfigFrom(c *config.Config) Config {
 		MaxRunning: s.MaxRunningJobs, HistoryRetain: s.HistoryRetain, MaxBodyBytes: s.MaxBodyBytes,
 		RequeueAfter: s.RequeueAfter.Duration, MaxAborts: s.MaxAborts, Replicas: s.Replicas,
 		MaxJobsPerSubmission: s.MaxJobsPerSubmission, MaxJobsPerOwner: s.MaxJobsPerOwner,
+		StartLocalUniverse: s.StartLocalUniverse, StartSchedulerUniverse: s.StartSchedulerUniverse,
+		FlockTo: flockPools(c), FlockAfter: s.FlockAfter.Duration,
 		Expr: classad.Limits{Bytes: s.MaxExpressionBytes, Tokens: s.MaxExpressionTokens, Depth: s.MaxExpressionDepth},
 	}
 }
@@ -127,6 +137,8 @@ type Server struct {
 	factories   *factory.Set    // late materialization, read and changed under the queue's lock
 	dags        *dagSet         // DAGs (dag.go), read and changed under the queue's lock
 	lost        *lostStartds    // lost machines (lost.go)
+	local       *localJobs      // jobs of the local and scheduler universes (local.go)
+	flock       *flocking       // flocking to other pools (flock.go)
 
 	mu   sync.Mutex
 	addr string
@@ -167,12 +179,16 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	if s.ids, err = identities(cfg); err != nil {
 		return nil, fmt.Errorf("schedd: %w", err)
 	}
+	if s.local, err = newLocalJobs(cfg.StartLocalUniverse, cfg.StartSchedulerUniverse); err != nil {
+		return nil, fmt.Errorf("schedd: %w", err)
+	}
 	s.claims = claims.New(s.now)
 	s.replication = newReplication(s)
 	s.lost = newLostStartds()
+	s.flock = newFlocking(s)
 	s.reg, s.met = s.newMetrics()
 	s.files = &transfer.Files{Job: s.instanceJob, SendOutputs: s.claims.SendOutputs, Accounts: s.ids, Moved: s.met.transferred, Log: s.log,
-		Checkpoints: filepath.Join(cfg.Spool, "checkpoints")}
+		Checkpoints: filepath.Join(cfg.Spool, "checkpoints"), Spool: filepath.Join(cfg.Spool, spooledDir)}
 	return s, nil
 }
 
@@ -257,6 +273,9 @@ func (s *Server) Run(ctx context.Context) error {
 	s.wg.Go(func() { s.lostLoop(ctx) })
 	s.wg.Go(func() { s.settleOrphans(ctx) })
 	s.wg.Go(func() { s.dagLoop(ctx) })
+	s.wg.Go(func() { s.localLoop(ctx) })
+	s.wg.Go(func() { s.flock.run(ctx) })
+	s.wg.Go(func() { s.spoolLoop(ctx) })
 	s.log.Info("serving", "addr", addr, "name", s.name)
 	close(s.ready)
 	// A commit that fails (a full disk) is refused and undone by the
@@ -327,16 +346,20 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathSubmit, auth.Write, s.handleSubmit)
 	m.Handle("POST "+wire.PathSubmitFactory, auth.Write, s.handleSubmitFactory)
 	m.Handle("POST "+wire.PathSubmitDAG, auth.Write, s.handleSubmitDAG)
+	m.HandleRaw("PUT "+wire.PathSpoolInput, auth.Write, s.handleSpoolInput) // a job's spooled input, in all
+	m.HandleRaw("GET "+wire.PathSpoolOutput, auth.Write, s.handleSpoolOutput)
+	m.Handle("POST "+wire.PathSpoolDone, auth.Write, s.handleSpoolDone)
 	m.Handle("POST "+wire.PathDAGs, auth.Read, s.handleDAGs)
-	m.Handle("POST "+wire.PathResourceRequests, auth.Daemon, s.handleRequests)
-	m.Handle("POST "+wire.PathMatches, auth.Daemon, s.handleMatches)
-	m.Handle("POST "+wire.PathJobUpdate, auth.Daemon, s.handleJobUpdate)
-	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, s.files.Input)
+	m.Handle("POST "+wire.PathDAGThrottle, auth.Write, s.handleDAGThrottle)
+	m.Handle("POST "+wire.PathResourceRequests, auth.Flock, s.handleRequests)
+	m.Handle("POST "+wire.PathMatches, auth.Flock, s.handleMatches)
+	m.Handle("POST "+wire.PathJobUpdate, auth.Flock, s.handleJobUpdate)
+	m.HandleRaw("GET "+wire.PathJobInput, auth.Flock, s.files.Input)
 	metrics.Serve(m, s.reg)
 	m.SetMaxBody(maxOutputBytes) // outputs stream to disk: no body bound but this
-	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, s.files.Output)
-	m.HandleRaw("PUT "+wire.PathJobCheckpoint, auth.Daemon, s.files.Checkpoint)
-	m.HandleRaw("GET "+wire.PathJobCheckpoint, auth.Daemon, s.files.Checkpoint)
+	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Flock, s.files.Output)
+	m.HandleRaw("PUT "+wire.PathJobCheckpoint, auth.Flock, s.files.Checkpoint)
+	m.HandleRaw("GET "+wire.PathJobCheckpoint, auth.Flock, s.files.Checkpoint)
 	return m
 }
 
@@ -350,6 +373,7 @@ const maxOutputBytes = 1 << 40
 
 // kickAds asks for the ads to go out soon (coalesced).
 func (s *Server) kickAds() {
+	s.local.poke()
 	select {
 	case s.kick <- struct{}{}:
 	default:

@@ -116,7 +116,8 @@ func TestRefusals(t *testing.T) {
 		{"not json", submit(c, `[{"Cmd": }]`), "submit: "},
 		{"no jobs", submit(c, `[{"Cmd":"/bin/true"}]`), "at least one job"},
 		{"proc order", submit(c, `[{"Cmd":"/bin/true"},{"ProcId":1}]`), "job 0: ProcId must be 0"},
-		{"universe", submit(c, `[{"JobUniverse":7},{"ProcId":0}]`), "Kite runs the vanilla (5) and java (10) universes"},
+		{"universe", submit(c, `[{"JobUniverse":1},{"ProcId":0}]`), "Kite runs the vanilla (5), java (10), scheduler (7) and local (12) universes"},
+		{"proc universe", submit(c, `[{"JobUniverse":5},{"ProcId":0,"JobUniverse":12}]`), "the universe is the cluster's"},
 		{"owner in proc", submit(c, `[{},{"ProcId":0,"Owner":"root"}]`), "sets Owner, which is immutable"},
 		{"running", submit(c, `[{"JobStatus":2},{"ProcId":0}]`), "jobs are submitted idle (1) or held (5)"},
 		{"used cluster", submit("1", `[{},{"ProcId":0}]`), "was used already"},
@@ -128,7 +129,7 @@ func TestRefusals(t *testing.T) {
 		{"bad value", alice.Call(ctx, "POST", wire.PathEdit, wire.Edit{JobSelection: wire.JobSelection{All: true}, Attrs: map[string]string{"X": "1 +"}}, nil), "X:1:4"},
 		{"reader submits", h.client("rita", auth.Read).Call(ctx, "POST", wire.PathNewCluster, nil, nil), "needs WRITE"},
 		{"other's cluster", h.client("bob", auth.Write).CallRaw(ctx, "POST", wire.PathSubmit+"?cluster="+c, []byte(`[{},{"ProcId":0}]`), nil), "handed out to alice"},
-		{"tool claims", alice.Call(ctx, "POST", wire.PathMatches, wire.Matches{}, nil), "needs DAEMON"},
+		{"tool claims", alice.Call(ctx, "POST", wire.PathMatches, wire.Matches{}, nil), "needs FLOCK"},
 	}
 	for _, tt := range tests {
 		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kite-sched/kite/daemons/schedd/claims"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/wire"
@@ -52,7 +53,7 @@ func (s *Server) handleShell(w http.ResponseWriter, r *wire.Request) error {
 	if c == nil || !started {
 		return wire.Conflict("ssh_to_job: job %s has not started its process yet", id)
 	}
-	up, err := s.dialShell(r.HTTP.Context(), c.Startd, wire.ClaimShell{ClaimID: c.ID, ShellSpec: req.ShellSpec})
+	up, err := s.dialShell(r.HTTP.Context(), c, wire.ClaimShell{ClaimID: c.ID, ShellSpec: req.ShellSpec})
 	var we *wire.Error
 	switch {
 	case errors.As(err, &we) && we.Code != wire.CodeInternal:
@@ -74,10 +75,10 @@ func (s *Server) handleShell(w http.ResponseWriter, r *wire.Request) error {
 
 // dialShell asks the startd for the shell, giving it shellDialTimeout to
 // answer; the connection then lives as long as ctx.
-func (s *Server) dialShell(ctx context.Context, startd string, req wire.ClaimShell) (io.ReadWriteCloser, error) {
+func (s *Server) dialShell(ctx context.Context, c *claims.Claim, req wire.ClaimShell) (io.ReadWriteCloser, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	timer := time.AfterFunc(shellDialTimeout, cancel)
-	up, err := s.env.Connector().Client(startd).Upgrade(ctx, wire.PathClaimShell, wire.ShellProtocol, req)
+	up, err := s.startd(c).Upgrade(ctx, wire.PathClaimShell, wire.ShellProtocol, req)
 	if !timer.Stop() {
 		if err == nil {
 			up.Close()

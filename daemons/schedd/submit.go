@@ -161,8 +161,11 @@ func (s *Server) checkCluster(cluster int64, owner, account string, ad *classad.
 	if e, ok := ad.Lookup(attr.ClusterID); ok && !isInt(e, cluster) {
 		return wire.BadRequest("submit: the cluster ad's ClusterId is %s, not %d", ast.String(e), cluster)
 	}
-	if e, ok := ad.Lookup(attr.JobUniverse); ok && !isInt(e, attr.UniverseVanilla) && !isInt(e, attr.UniverseJava) {
-		return wire.BadRequest("submit: JobUniverse %s: Kite runs the vanilla (5) and java (10) universes", ast.String(e))
+	if e, ok := ad.Lookup(attr.JobUniverse); ok && !knownUniverse(e) {
+		return wire.BadRequest("submit: JobUniverse %s: Kite runs the vanilla (5), java (10), scheduler (7) and local (12) universes", ast.String(e))
+	}
+	if e, ok := ad.Lookup(attr.JobUniverse); ok && (isInt(e, attr.UniverseScheduler) || isInt(e, attr.UniverseLocal)) {
+		s.local.submitted()
 	}
 	now := s.now().Unix()
 	ad.Set(attr.ClusterID, ast.Int(cluster))
@@ -191,7 +194,21 @@ func checkProc(i int, cluster int64, p *classad.Ad) error {
 	if !ok || !isInt(e, int64(i)) {
 		return wire.BadRequest("submit: job %d: ProcId must be %d", i, i)
 	}
+	if _, ok := p.Lookup(attr.JobUniverse); ok {
+		// As HTCondor's, a job's universe is its cluster's.
+		return wire.BadRequest("submit: job %d.%d sets JobUniverse: the universe is the cluster's; submit jobs of another universe as a cluster of their own", cluster, i)
+	}
 	return checkOwn(fmt.Sprintf("job %d.%d", cluster, i), cluster, p)
+}
+
+// knownUniverse reports whether e names a universe Kite runs.
+func knownUniverse(e ast.Expr) bool {
+	for _, u := range []int64{attr.UniverseVanilla, attr.UniverseJava, attr.UniverseScheduler, attr.UniverseLocal} {
+		if isInt(e, u) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkOwn checks a job's own attributes (what names the job): they

@@ -54,7 +54,7 @@ func (s *Server) handleTail(ctx context.Context, r *wire.Request) (any, error) {
 	tctx, cancel := context.WithTimeout(ctx, tailTimeout)
 	defer cancel()
 	var chunk wire.FileChunk
-	err = s.env.Connector().Client(c.Startd).Call(tctx, "POST", wire.PathClaimFile, wire.ClaimFile{ClaimID: c.ID, FileRange: req.FileRange}, &chunk)
+	err = s.startd(c).Call(tctx, "POST", wire.PathClaimFile, wire.ClaimFile{ClaimID: c.ID, FileRange: req.FileRange}, &chunk)
 	var we *wire.Error
 	switch {
 	case err == nil:

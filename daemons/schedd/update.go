@@ -218,7 +218,9 @@ func (s *Server) exited(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate, at time.T
 	tx.SetInt(j, attr.CompletionDate, at.Unix())
 	v = tx.View(j)
 	ev.add(&v, terminatedEvent(&v, u, at))
-	s.leave(tx, j)
+	if !keepCompleted(tx, j) { // LeaveJobInQueue: a spooled job waits for transfer_data (spool.go)
+		s.leave(tx, j)
+	}
 }
 
 // terminatedEvent is a job's terminated event.
@@ -227,6 +229,10 @@ func terminatedEvent(v *queue.View, u *wire.JobUpdate, at time.Time) userlog.Eve
 		Code: userlog.Terminated, Time: at, Normal: !u.ExitBySignal, ReturnCode: u.ExitCode, Signal: u.ExitSignal,
 		RunRemote:   userlog.Usage{User: u.UserCPU, Sys: u.SysCPU},
 		TotalRemote: userlog.Usage{User: v.Real(attr.RemoteUserCpu), Sys: v.Real(attr.RemoteSysCpu)},
+		TotalSent:   int64(v.Real(attr.BytesSent)), TotalReceived: int64(v.Real(attr.BytesRecvd)),
+	}
+	if t := u.Transfers; t != nil {
+		ev.SentBytes, ev.ReceivedBytes = t.Out[cedarMethod].Bytes, t.In[cedarMethod].Bytes
 	}
 	usage := func(mem bool) float64 {
 		if mem && u.PeakMemoryMB > 0 {

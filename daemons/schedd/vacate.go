@@ -39,7 +39,7 @@ func (s *Server) vacateJob(tx *queue.Tx, j *queue.Job, reason string, fast bool,
 func (s *Server) askVacate(ctx context.Context, c *claims.Claim, reason string, fast bool) {
 	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	err := s.env.Connector().Client(c.Startd).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: c.ID, Reason: reason, Fast: fast}, nil)
+	err := s.startd(c).Call(vctx, "POST", wire.PathVacate, wire.Vacate{ClaimID: c.ID, Reason: reason, Fast: fast}, nil)
 	if err != nil && !wire.IsCode(err, wire.CodeNotFound) {
 		s.log.Info("vacate failed", "slot", c.SlotName, "err", err)
 	}

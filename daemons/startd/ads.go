@@ -8,7 +8,6 @@ import (
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/daemon"
-	"github.com/kite-sched/kite/internal/fit"
 )
 
 // Slot ad attributes of the startd's own.
@@ -16,18 +15,6 @@ const (
 	attrParentSlot   = "ParentSlotName" // a dynamic slot's partitionable slot
 	attrStartdIPAddr = "StartdIpAddr"
 )
-
-// withinLimits is HTCondor's test that a job's requests fit what a slot
-// offers, with the fit package's defaults for missing requests.
-var withinLimits = mustExpr(fit.WithinLimits)
-
-func mustExpr(src string) ast.Expr {
-	e, err := classad.ParseExpr(src)
-	if err != nil {
-		panic(err)
-	}
-	return e
-}
 
 // slotAd builds a slot's ad as of now.
 func (s *Server) slotAd(st *slotState) *classad.Ad {
@@ -87,6 +74,7 @@ func (s *Server) resourceAttrs(ad *classad.Ad, st *slotState) {
 	ad.Set(attr.TotalMemory, ast.Int(s.machine.MemoryMiB))
 	ad.Set(attr.TotalDisk, ast.Int(s.machine.DiskKiB))
 	ad.Set(attr.SlotWeight, ast.Int(have.Cpus))
+	s.deviceAttrs(ad, st)
 }
 
 // machineAttrs are the machine's description and what the sensors read.
@@ -116,6 +104,7 @@ func (s *Server) machineAttrs(ad *classad.Ad) {
 		ad.Set(attr.HasJobTransferPlugins, ast.Bool(true))
 	}
 	s.javaAttrs(ad)
+	s.containerAttrs(ad)
 	ad.Set(attr.HasSelfCheckpointTransfers, ast.Bool(true))
 	ad.Set(attr.FileSystemDomain, ast.Str(s.host))
 	ad.Set(attr.UIDDomain, ast.Str(s.host))
@@ -135,7 +124,7 @@ func (s *Server) policyAttrs(ad *classad.Ad, st *slotState) {
 	for _, a := range st.sitaAttrs {
 		ad.Set(a.Name, a.Expr)
 	}
-	ad.Set(attr.WithinResourceLimits, withinLimits)
+	ad.Set(attr.WithinResourceLimits, s.withinLimits)
 	switch st.Status().State {
 	case slots.Matched, slots.Preempting, slots.Drained:
 		ad.Set(attr.Requirements, ast.Bool(false))

@@ -12,7 +12,6 @@ import (
 	"github.com/kite-sched/kite/classad/match"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/internal/attr"
-	"github.com/kite-sched/kite/internal/fit"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -29,6 +28,7 @@ func (s *Server) handleClaim(ctx context.Context, r *wire.Request) (any, error) 
 	if req.Job == nil {
 		return nil, wire.BadRequest("claim: no job ad")
 	}
+	flockedFrom(req.Job, r.Caller)
 	res, vacating, err := s.claimOrPreempt(req)
 	if err != nil || vacating == nil {
 		return res, err
@@ -216,7 +216,7 @@ func refusal(slot, job *classad.Ad) string {
 
 // carve makes a dynamic slot of a partitionable one for a job.
 func (s *Server) carve(p *slotState, ad, job *classad.Ad) (*slotState, error) {
-	d, err := p.Carve(fit.Requested(job, ad), s.now())
+	d, err := s.carveFor(p, ad, job)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func (s *Server) newClaim(st *slotState, req wire.ClaimRequest) *claim {
 		lease = s.cfg.ClaimLease
 	}
 	c := &claim{id: st.claimID, schedd: req.Schedd, scheddName: req.ScheddName, lease: lease,
-		expires: s.now().Add(lease), job: req.Job, gone: make(chan struct{})}
+		expires: s.now().Add(lease), job: req.Job, gone: make(chan struct{}), pool: claimingPool(req.Job)}
 	st.claim, st.preemptID = c, newClaimID()
 	s.changed()
 	return c
@@ -255,6 +255,9 @@ func (s *Server) handleActivate(ctx context.Context, r *wire.Request) (any, erro
 	if err := r.Decode(&req); err != nil {
 		return nil, err
 	}
+	if req.Job != nil {
+		flockedFrom(req.Job, r.Caller)
+	}
 	return nil, s.activate(&req)
 }
 
@@ -273,6 +276,7 @@ func (s *Server) activate(req *wire.Activate) error {
 	if err != nil {
 		return err
 	}
+	markPool(req.Job, st.claim.pool) // a next job in an end report's answer too
 	if !slots.Allows(st.Status(), slots.Activate) {
 		return wire.Conflict("%s is %s: it cannot start a job", st.name, st.Status())
 	}

@@ -3,8 +3,11 @@ package startd
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
+	"github.com/kite-sched/kite/daemons/startd/container"
+	"github.com/kite-sched/kite/daemons/startd/devices"
 	"github.com/kite-sched/kite/daemons/startd/resources"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/internal/config"
@@ -45,10 +48,19 @@ type Config struct {
 	// before the job's arguments.
 	Java     string
 	JavaArgs []string
+	// Containers says which container runtime to look for
+	// (startd.container_runtime).
+	Containers container.Config
 
 	// Policy holds the policy expressions by ad attribute (Start, Rank,
 	// IsOwner, Suspend, Continue, Preempt, Kill, MaxJobRetirementTime).
 	Policy []config.NamedExpr
+	// Resources are the custom machine resources to find, GPUs among
+	// them (startd.gpus, [startd.resources]).
+	Resources []devices.Spec
+	// DeviceDir holds the GPUs' device files, nvidia<N>; "" is /dev
+	// (tests).
+	DeviceDir string
 	// Attributes are the host's own attributes ([startd.attributes]).
 	Attributes map[string]any
 	// Sita is the SITA-E interval the slots serve.
@@ -90,8 +102,19 @@ func ConfigFrom(c *config.Config) Config {
 		ConsoleDevices: s.ConsoleDevices, Policy: s.PolicyExprs(), Attributes: s.Attributes,
 		URLTransfers: s.URLTransfers, Plugins: c.Paths(s.FileTransferPlugins),
 		Java: s.Java, JavaArgs: s.JavaExtraArguments,
-		Sita: sita.HostConfig(s.Sita),
+		Containers: container.Config{Want: s.ContainerRuntime, Path: s.ContainerRuntimePath, Extra: s.ContainerExtraArguments},
+		Sita:       sita.HostConfig(s.Sita), Resources: resourceSpecs(c),
+		Simulate: s.Simulate,
 	}
+}
+
+// resourceSpecs are the declared custom resources.
+func resourceSpecs(c *config.Config) []devices.Spec {
+	var out []devices.Spec
+	for _, d := range c.ResourceDecls() {
+		out = append(out, devices.Spec(d))
+	}
+	return out
 }
 
 // layoutFrom turns slots/partitionable or the slot types into a layout.
@@ -103,7 +126,26 @@ func layoutFrom(s *config.Startd) []slots.Type {
 	for _, name := range sortedNames(s.SlotTypes) {
 		t := s.SlotTypes[name]
 		out = append(out, slots.Type{Name: name, Count: t.Count, Cpus: share(t.Cpus), Memory: share(t.Memory),
-			Disk: share(t.Disk), Partitionable: t.Partitionable, User: t.User})
+			Disk: share(t.Disk), Custom: customShares(t.Resources, s), Partitionable: t.Partitionable, User: t.User})
+	}
+	return out
+}
+
+// customShares are a slot type's shares of the custom resources, by the
+// resources' names as declared.
+func customShares(shares map[string]config.Share, s *config.Startd) map[string]slots.Share {
+	out := map[string]slots.Share{}
+	for name, sh := range shares {
+		canon := name
+		if strings.EqualFold(name, config.GPUsName) {
+			canon = config.GPUsName
+		}
+		for declared := range s.Resources {
+			if strings.EqualFold(declared, name) {
+				canon = declared
+			}
+		}
+		out[canon] = share(sh)
 	}
 	return out
 }

@@ -97,3 +97,19 @@ func TestNewRefuses(t *testing.T) {
 		}
 	}
 }
+
+// startd.simulate puts the startd in simulated mode, where jobs run
+// without processes (docs/scale.md); its default runs real jobs.
+func TestSimulateKey(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"[startd]\n", false},
+		{"[startd]\nsimulate = true\n", true},
+	} {
+		if got := ConfigFrom(loadConfig(t, tt.text)).Simulate; got != tt.want {
+			t.Errorf("%q: Simulate = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}

@@ -20,14 +20,18 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	c.expires = s.now().Add(c.lease)
 	sc := s.schedd(c)
 	machine := s.slotAd(st)
-	keep := &keptResult{s: s, schedd: sc.addr}
+	keep := &keptResult{s: s, schedd: sc.addr, pool: sc.pool}
+	assigned, devEnv, devFiles := s.jobDevices(st)
+	devGroup, devDone := s.deviceGroup(st, jobID, assigned)
 	run := starter.Start(starter.Config{
+		AssignedResources: assigned, ResourceEnv: devEnv, DeviceFiles: devFiles, DeviceGroup: devGroup,
 		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: s.jobUser(st, machine, job), Cgroups: s.cgroups,
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
 		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, s.reportOf(c, jobID, sc, keep)), Timing: s.met.timing,
-		MachineAd: machine, Spare: spare, Recycle: func(d *sandbox.Dir) { s.recycle(st, c, d) }, Plugins: s.plugins, JVM: s.jvm(), Checkpoints: sc, Log: s.log, Now: s.now, Simulate: s.cfg.Simulate,
-		Ended: func(u wire.JobUpdate) { s.jobEnded(st, c, u) },
+		MachineAd: machine, Spare: spare, Recycle: func(d *sandbox.Dir) { s.recycle(st, c, d) }, Plugins: s.plugins, JVM: s.jvm(), Checkpoints: sc,
+		Containers: s.containers.Runtime, ContainerPrefix: s.containerPrefix(), Log: s.log, Now: s.now, Simulate: s.cfg.Simulate,
+		Ended: func(u wire.JobUpdate) { devDone(); s.jobEnded(st, c, u) },
 		Keep:  keep.keep,
 	}, starter.Job{ID: jobID, ClaimID: c.id, Ad: job})
 	c.run = run
@@ -83,7 +87,7 @@ func (s *Server) takeNext(sc *scheddClient, act *wire.Activate) {
 	s.log.Info("refusing the claim's next job", "job", jobID, "err", err)
 	u := wire.JobUpdate{ClaimID: act.ClaimID, Job: jobID, Event: wire.EventEvicted, Time: s.now().Unix(),
 		Reason: "the startd refused to run the job: " + err.Error()}
-	next := &scheddClient{s: s, addr: sc.addr, claim: act.ClaimID, job: jobID, hc: s.files}
+	next := &scheddClient{s: s, addr: sc.addr, pool: sc.pool, claim: act.ClaimID, job: jobID, hc: s.files}
 	if err := next.report(s.reports, u, nil); err != nil {
 		s.log.Warn("reporting a refused job", "job", jobID, "err", err)
 	}

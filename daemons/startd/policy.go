@@ -148,11 +148,20 @@ func (s *Server) evaluate() {
 // verdict evaluates the policy expressions of a slot, against its
 // claim's job when it has one.
 func (s *Server) verdict(st *slotState) verdict {
-	ad := s.slotAd(st)
+	ad := s.policyAd // the expressions read nothing else (policyad.go)
+	if ad == nil || len(st.sitaAttrs) > 0 {
+		ad = s.slotAd(st)
+	}
 	var job *classad.Ad
 	if st.claim != nil {
 		job = st.claim.job
 	}
+	return verdictOf(ad, job)
+}
+
+// verdictOf evaluates the policy expressions of a slot ad, against the
+// job when there is one.
+func verdictOf(ad, job *classad.Ad) verdict {
 	v := verdict{
 		isOwner: isTrue(ad, attr.IsOwner, nil), suspend: isTrue(ad, attr.Suspend, job), cont: isTrue(ad, attr.Continue, job),
 		preempt: isTrue(ad, attr.Preempt, job), kill: isTrue(ad, attr.Kill, job),

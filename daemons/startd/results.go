@@ -37,7 +37,9 @@ func (s *Server) resultsDir() string {
 
 // result is a job's last event on its way to its schedd.
 type result struct {
-	Schedd string         `json:"schedd"`
+	Schedd string `json:"schedd"`
+	// Pool is the schedd's pool when another pool's (claim.pool).
+	Pool   string         `json:"pool,omitempty"`
 	Update wire.JobUpdate `json:"update"`
 }
 
@@ -181,11 +183,11 @@ func (l *resultLog) forget(claim, job string) error {
 }
 
 // keepResult records a job's last event before it is reported.
-func (s *Server) keepResult(schedd string, u wire.JobUpdate) {
+func (s *Server) keepResult(schedd, pool string, u wire.JobUpdate) {
 	if s.results == nil {
 		return
 	}
-	if err := s.results.keep(result{Schedd: schedd, Update: u}); err != nil {
+	if err := s.results.keep(result{Schedd: schedd, Pool: pool, Update: u}); err != nil {
 		s.log.Warn("a job's result is not kept: a startd restarted before it is reported will not report it",
 			"job", u.Job, "err", err)
 	}
@@ -195,16 +197,16 @@ func (s *Server) keepResult(schedd string, u wire.JobUpdate) {
 // and again before the report only if the report's differs (the job's
 // start folded into it). The starter calls it from one goroutine.
 type keptResult struct {
-	s      *Server
-	schedd string
-	last   *wire.JobUpdate
+	s            *Server
+	schedd, pool string
+	last         *wire.JobUpdate
 }
 
 func (k *keptResult) keep(u wire.JobUpdate) {
 	if k.last != nil && *k.last == u {
 		return
 	}
-	k.s.keepResult(k.schedd, u)
+	k.s.keepResult(k.schedd, k.pool, u)
 	k.last = &u
 }
 
@@ -245,7 +247,7 @@ func (s *Server) reportLeftResults(ctx context.Context) error {
 // reportLeft reports one left result until the schedd takes it, refuses
 // it, or lets the claim's lease run out without a keep-alive.
 func (s *Server) reportLeft(ctx context.Context, r result) {
-	sc := &scheddClient{s: s, addr: r.Schedd, claim: r.Update.ClaimID, job: r.Update.Job, hc: s.files}
+	sc := &scheddClient{s: s, addr: r.Schedd, pool: r.Pool, claim: r.Update.ClaimID, job: r.Update.Job, hc: s.files}
 	for {
 		err := sc.report(ctx, r.Update, nil)
 		var we *wire.Error

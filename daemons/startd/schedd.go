@@ -20,6 +20,7 @@ import (
 type scheddClient struct {
 	s     *Server
 	addr  string
+	pool  string // the schedd's pool when another pool's: its flock token is presented
 	claim string
 	job   string // "cluster.proc"
 	hc    *http.Client
@@ -27,7 +28,7 @@ type scheddClient struct {
 
 // schedd returns the client for a claim's current job.
 func (s *Server) schedd(c *claim) *scheddClient {
-	return &scheddClient{s: s, addr: c.schedd, claim: c.id, job: c.jobID, hc: s.files}
+	return &scheddClient{s: s, addr: c.schedd, pool: c.pool, claim: c.id, job: c.jobID, hc: s.files}
 }
 
 // newFileClient is an HTTP client on the daemon's network for file
@@ -54,7 +55,8 @@ func (c *scheddClient) fileURL(path, name string, ckpt int) string {
 }
 
 // do sends a request for a file (of checkpoint ckpt when > 0) with the
-// daemon's token and the claim id.
+// daemon's token (the flock token for the schedd's pool when another
+// pool's) and the claim id.
 func (c *scheddClient) do(ctx context.Context, method, path, name string, ckpt int, body io.Reader, size int64, sum string) (*http.Response, error) {
 	if c.s.crashed.Load() {
 		return nil, errKilled
@@ -63,7 +65,7 @@ func (c *scheddClient) do(ctx context.Context, method, path, name string, ckpt i
 	if err != nil {
 		return nil, err
 	}
-	tok, err := c.s.env.Token()
+	tok, err := c.s.env.TokenFor(c.pool)()
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate, res *wire.J
 	if c.s.crashed.Load() {
 		return errKilled
 	}
-	cl := c.s.env.Connector().Client(c.addr)
+	cl := c.s.env.ConnectorFor(c.pool).Client(c.addr)
 	wait := reportBackoff
 	var err error
 	tries := 0

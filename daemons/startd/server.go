@@ -22,6 +22,8 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/startd/cgroups"
+	"github.com/kite-sched/kite/daemons/startd/container"
+	"github.com/kite-sched/kite/daemons/startd/devices"
 	"github.com/kite-sched/kite/daemons/startd/javabench"
 	"github.com/kite-sched/kite/daemons/startd/resources"
 	"github.com/kite-sched/kite/daemons/startd/sandbox"
@@ -58,8 +60,10 @@ type Server struct {
 	host        string
 	policy      []namedExpr     // Start, Rank, ... as configured
 	attrs       []namedExpr     // [startd.attributes]
+	policyAd    *classad.Ad     // the policy alone, when it reads nothing else (policyad.go)
 	plugins     *xferplugin.Set // nil: no URL transfers
 	java        *javabench.Info // nil: no JVM
+	containers  container.Detection
 	cgroups     *cgroups.Manager
 	start       time.Time
 	ready       chan struct{}
@@ -74,6 +78,12 @@ type Server struct {
 	met     *startdMetrics
 	mon     *monitor    // node monitoring (monitor.go)
 	crashed atomic.Bool // Kill was called (kill.go)
+
+	// devices are the custom machine resources, GPUs among them;
+	// withinLimits the slots' WithinResourceLimits, which covers them.
+	devices      []devices.Resource
+	withinLimits ast.Expr
+	confiner     *devices.Confiner // nil: jobs are not kept from others' GPUs
 
 	mu            sync.Mutex
 	orphans       map[string]*orphanResult // results a killed startd left, by claim (results.go)
@@ -121,7 +131,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.mon.recover(left)
-	steps := []func() error{s.detect, s.compilePolicy, s.loadPlugins, s.detectJava, s.layout}
+	steps := []func() error{s.detect, s.detectDevices, s.compilePolicy, s.loadPlugins, s.detectJava, s.detectContainers, s.layout}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("startd: %w", err)
@@ -205,6 +215,7 @@ func (s *Server) compilePolicy() error {
 		}
 		s.attrs = append(s.attrs, namedExpr{name, e})
 	}
+	s.policyAd = policyOnlyAd(s.policy)
 	return nil
 }
 
@@ -229,7 +240,7 @@ func (s *Server) loadPlugins() error {
 // and its SITA-E interval.
 func (s *Server) layout() error {
 	m := s.machine
-	laid, err := slots.Layout(slots.Resources{Cpus: m.Cpus, Memory: m.MemoryMiB, Disk: m.DiskKiB}, s.cfg.Layout, s.start)
+	laid, err := slots.Layout(slots.Resources{Cpus: m.Cpus, Memory: m.MemoryMiB, Disk: m.DiskKiB}, s.machineDevices(), s.cfg.Layout, s.start)
 	if err != nil {
 		return err
 	}
@@ -396,13 +407,13 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) mux() *wire.Mux {
 	m := s.env.Mux()
 	m.SetMaxBody(16 << 20) // a claim carries the job's ad
-	m.Handle("POST "+wire.PathClaim, auth.Daemon, s.handleClaim)
-	m.Handle("POST "+wire.PathActivate, auth.Daemon, s.handleActivate)
-	m.Handle("POST "+wire.PathAlive, auth.Daemon, s.handleAlive)
-	m.Handle("POST "+wire.PathRelease, auth.Daemon, s.handleRelease)
-	m.Handle("POST "+wire.PathVacate, auth.Daemon, s.handleVacate)
-	m.Handle("POST "+wire.PathClaimFile, auth.Daemon, s.handleClaimFile)
-	m.HandleRaw("POST "+wire.PathClaimShell, auth.Daemon, s.handleClaimShell)
+	m.Handle("POST "+wire.PathClaim, auth.Flock, s.handleClaim)
+	m.Handle("POST "+wire.PathActivate, auth.Flock, s.handleActivate)
+	m.Handle("POST "+wire.PathAlive, auth.Flock, s.handleAlive)
+	m.Handle("POST "+wire.PathRelease, auth.Flock, s.handleRelease)
+	m.Handle("POST "+wire.PathVacate, auth.Flock, s.handleVacate)
+	m.Handle("POST "+wire.PathClaimFile, auth.Flock, s.handleClaimFile)
+	m.HandleRaw("POST "+wire.PathClaimShell, auth.Flock, s.handleClaimShell)
 	m.SetMaxBody(64 << 10) // the tools' requests name a few slots
 	m.Handle("GET "+PathSlots, auth.Read, s.handleSlots)
 	m.Handle("POST "+PathDrain, auth.Administrator, s.handleDrain)

@@ -37,6 +37,7 @@ type slotState struct {
 type claim struct {
 	id         string
 	schedd     string // host:port for job updates and files
+	pool       string // the schedd's pool when another pool's (from its token)
 	scheddName string
 	lease      time.Duration
 	expires    time.Time

@@ -28,7 +28,10 @@ const (
 	// Incarnation is the random id of the advertising daemon's start, as
 	// its gossip metadata says: the collector drops on a member's death
 	// only the ads of the incarnation that died.
-	Incarnation      = "KiteIncarnation"
+	Incarnation = "KiteIncarnation"
+	// FlockedFrom is the pool whose schedd sent a submitter ad to this
+	// pool's collector by flocking; the collector sets it (docs/security.md).
+	FlockedFrom      = "KiteFlockedFrom"
 	DaemonStartTime  = "DaemonStartTime"
 	UpdateSequence   = "UpdateSequenceNumber"
 	ClassAdLifetime  = "ClassAdLifetime"
@@ -169,6 +172,17 @@ const (
 	ResidentSetSize              = "ResidentSetSize"
 	ExitStatus                   = "ExitStatus"
 	NumShadowStarts              = "NumShadowStarts"
+	// The last run's activation, its phases (seconds), and the file
+	// transfers of all runs: bytes the job sent and received (from the
+	// job's side: output and input) and the statistics by method.
+	ActivationDuration          = "ActivationDuration"
+	ActivationSetupDuration     = "ActivationSetupDuration"
+	ActivationExecutionDuration = "ActivationExecutionDuration"
+	ActivationTeardownDuration  = "ActivationTeardownDuration"
+	BytesSent                   = "BytesSent"
+	BytesRecvd                  = "BytesRecvd"
+	TransferInputStats          = "TransferInputStats"
+	TransferOutputStats         = "TransferOutputStats"
 
 	// Self-checkpointing (checkpoint_exit_code): the exit code that means
 	// "checkpoint taken", that the job wants its files sent then, the
@@ -276,10 +290,24 @@ const (
 	HoldJobOutOfResources  = 34
 )
 
-// Universe numbers: Kite runs the vanilla and java universes.
+// Universe numbers: Kite runs the vanilla and java universes at startds,
+// and the scheduler and local universes at the schedd itself.
 const (
-	UniverseVanilla = 5
-	UniverseJava    = 10
+	UniverseScheduler = 7
+	UniverseVanilla   = 5
+	UniverseJava      = 10
+	UniverseLocal     = 12
+)
+
+// The schedd's ad as its local and scheduler universe jobs see it
+// (HTCondor's names): the START expressions and the counts they read.
+const (
+	StartLocalUniverse        = "StartLocalUniverse"
+	StartSchedulerUniverse    = "StartSchedulerUniverse"
+	TotalLocalJobsRunning     = "TotalLocalJobsRunning"
+	TotalLocalJobsIdle        = "TotalLocalJobsIdle"
+	TotalSchedulerJobsRunning = "TotalSchedulerJobsRunning"
+	TotalSchedulerJobsIdle    = "TotalSchedulerJobsIdle"
 )
 
 // Attributes of scheduling policies and the simulator (internal/sim): what

@@ -7,6 +7,7 @@ const (
 	DAGManJobID        = "DAGManJobId" // on node jobs: the DAG's id (int)
 	DAGNodeName        = "DAGNodeName"
 	DAGParentNodeNames = "DAGParentNodeNames"
+	DAGManNodesLog     = "DAGManNodesLog" // on node jobs: FILE.dag.nodes.log, where their events go too
 
 	DAGNodesTotal   = "DAG_NodesTotal"
 	DAGNodesDone    = "DAG_NodesDone"

@@ -34,6 +34,12 @@ const (
 	Write
 	Administrator
 	Daemon
+	// Flock is what the daemons of another pool trusted for flocking may
+	// do here (flock.go): advertise submitters, negotiate, claim, report.
+	// DAEMON implies it. A Trust gives it to another pool's token that
+	// holds exactly FLOCK and names this pool as its audience (Issuer's
+	// IssueFlock); no other token grants it.
+	Flock
 )
 
 var levelNames = []struct {
@@ -45,6 +51,9 @@ var levelNames = []struct {
 func (l Level) effective() Level {
 	if l&(Administrator|Daemon) != 0 {
 		l |= Read | Write
+	}
+	if l&Daemon != 0 {
+		l |= Flock
 	}
 	if l&Write != 0 {
 		l |= Read
@@ -63,13 +72,24 @@ func (l Level) String() string {
 			names = append(names, n.name)
 		}
 	}
+	if l&Flock != 0 {
+		names = append(names, "FLOCK")
+	}
 	return strings.Join(names, ",")
 }
 
 // ParseLevels reads levels separated by commas or spaces, in any case.
-func ParseLevels(s string) (Level, error) {
+func ParseLevels(s string) (Level, error) { return parseLevels(s, false) }
+
+// parseLevels reads levels; FLOCK only when flock is true (a token's
+// scope with an audience).
+func parseLevels(s string, flock bool) (Level, error) {
 	var l Level
 	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if flock && strings.EqualFold(f, "FLOCK") {
+			l |= Flock
+			continue
+		}
 		found := false
 		for _, n := range levelNames {
 			if strings.EqualFold(f, n.name) {
@@ -93,6 +113,14 @@ type Identity struct {
 	Levels  Level     // the levels the token grants
 	Expires time.Time // zero for a token that does not expire
 	ID      string    // the token's unique id
+	// Pool is the pool that issued the token when it is another pool
+	// trusted for flocking (its levels are then FLOCK only); empty for
+	// this pool's own tokens.
+	Pool string
+	// Audience is the pool the token was issued for (its aud): set on the
+	// FLOCK tokens a pool issues for the daemons of another (IssueFlock),
+	// empty on every other token.
+	Audience string
 }
 
 // Allows reports whether the identity holds the level need.
@@ -117,8 +145,28 @@ func NewIssuer(key ed25519.PrivateKey, pool string) *Issuer {
 }
 
 // Issue returns a token for identity with the given levels, valid for ttl
-// (0: no expiry).
+// (0: no expiry). FLOCK is for flock tokens only (IssueFlock).
 func (i *Issuer) Issue(identity string, levels Level, ttl time.Duration) (string, error) {
+	if levels&Flock != 0 {
+		return "", errors.New("FLOCK goes in flock tokens only, issued for another pool")
+	}
+	return i.issue(identity, levels, "", ttl)
+}
+
+// IssueFlock returns a token for identity, a daemon of this pool, to
+// present to the daemons of the pool named audience, which this pool
+// flocks with: it grants FLOCK only, and only there. The daemons of this
+// pool, and of any third pool, refuse it, so that the pool it is given to
+// cannot replay it anywhere else.
+func (i *Issuer) IssueFlock(identity, audience string, ttl time.Duration) (string, error) {
+	if audience == "" || audience == i.pool {
+		return "", fmt.Errorf("a flock token is for another pool than %q; got %q", i.pool, audience)
+	}
+	return i.issue(identity, Flock, audience, ttl)
+}
+
+// issue signs a token; audience is empty but for flock tokens.
+func (i *Issuer) issue(identity string, levels Level, audience string, ttl time.Duration) (string, error) {
 	if identity == "" {
 		return "", errors.New("a token needs an identity")
 	}
@@ -134,6 +182,9 @@ func (i *Issuer) Issue(identity string, levels Level, ttl time.Duration) (string
 			ID:       randomID(),
 		},
 		Scope: strings.ReplaceAll(levels.String(), ",", " "),
+	}
+	if audience != "" {
+		c.Audience = jwt.ClaimStrings{audience}
 	}
 	if ttl > 0 {
 		c.ExpiresAt = jwt.NewNumericDate(now.Add(ttl))
@@ -156,7 +207,11 @@ func randomID() string {
 type Verifier struct {
 	key  ed25519.PublicKey
 	pool string
-	now  func() time.Time
+	// audience is the pool whose daemons verify here: a token issued for
+	// another pool (its aud) is refused. It is pool but in a Trust, whose
+	// verifiers of other pools' tokens take those issued for its own.
+	audience string
+	now      func() time.Time
 
 	// Daemons present the same token on every request until they renew
 	// it: a token verified once is remembered (its identity and expiry),
@@ -170,7 +225,7 @@ const verifiedCache = 4096
 
 // NewVerifier returns a verifier for tokens of the pool named pool.
 func NewVerifier(key ed25519.PublicKey, pool string) *Verifier {
-	return &Verifier{key: key, pool: pool, now: time.Now, known: map[string]Identity{}}
+	return &Verifier{key: key, pool: pool, audience: pool, now: time.Now, known: map[string]Identity{}}
 }
 
 // Errors of Verify.
@@ -223,15 +278,34 @@ func (v *Verifier) verify(token string) (Identity, error) {
 	if err != nil {
 		return Identity{}, fmt.Errorf("%w: %s", ErrBadToken, reason(err))
 	}
-	levels, err := ParseLevels(c.Scope)
+	aud, err := v.checkAudience(c.Audience)
+	if err != nil {
+		return Identity{}, err
+	}
+	levels, err := parseLevels(c.Scope, aud != "")
 	if err != nil || c.Subject == "" {
 		return Identity{}, fmt.Errorf("%w: no identity or levels", ErrBadToken)
 	}
-	id := Identity{Name: c.Subject, Levels: levels, ID: c.ID}
+	id := Identity{Name: c.Subject, Levels: levels, ID: c.ID, Audience: aud}
 	if c.ExpiresAt != nil {
 		id.Expires = c.ExpiresAt.Time
 	}
 	return id, nil
+}
+
+// checkAudience returns a token's audience: none, or this verifier's.
+// A token issued for another pool is refused: a pool that flocks with
+// this one cannot replay here, or at a third pool, the tokens this
+// pool's daemons present to it.
+func (v *Verifier) checkAudience(aud jwt.ClaimStrings) (string, error) {
+	switch {
+	case len(aud) == 0:
+		return "", nil
+	case len(aud) == 1 && aud[0] == v.audience:
+		return aud[0], nil
+	}
+	return "", fmt.Errorf("%w: it was issued for pool %q, not for this pool (%q): a flock token is taken only by the daemons of the pool it names",
+		ErrBadToken, strings.Join(aud, ","), v.audience)
 }
 
 // reason explains a JWT validation error in a few words.

@@ -81,10 +81,30 @@ func (l leaf) set(s string) error {
 			}
 		}
 		l.v.Set(reflect.ValueOf(items))
+	case reflect.Interface: // startd.gpus: a count, a list of ids, or a word
+		l.v.Set(reflect.ValueOf(anyFromText(s)))
 	default:
 		return fmt.Errorf("cannot be set from text")
 	}
 	return nil
+}
+
+// anyFromText reads a key that takes several types from text: an integer,
+// a list when there is a comma ("GPU-a,GPU-b"), else a string.
+func anyFromText(s string) any {
+	if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+		return n
+	}
+	if strings.Contains(s, ",") {
+		items := []any{}
+		for _, it := range strings.Split(s, ",") {
+			if it = strings.TrimSpace(it); it != "" {
+				items = append(items, it)
+			}
+		}
+		return items
+	}
+	return s
 }
 
 // EnvName returns the environment variable that overrides a key:

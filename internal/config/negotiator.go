@@ -57,6 +57,14 @@ type Negotiator struct {
 	// DefaultPrioFactor (HTCondor: 1000).
 	HalfLife          Duration `toml:"half_life"`
 	DefaultPrioFactor float64  `toml:"default_prio_factor"`
+
+	// Raft makes the negotiators of several central managers one group
+	// that elects the one that runs cycles; the accountant's usage and
+	// priorities travel through the group's log (docs/install.md, "Three
+	// central managers"). Raft's port carries TCP between the central
+	// managers only: each connection opens with the sender's DAEMON
+	// token, and is TLS when [tls] is set.
+	Raft NegotiatorRaft `toml:"raft"`
 }
 
 // NegotiatorExprs lists the negotiator's expression settings by key.

@@ -313,6 +313,8 @@ func typeName(t reflect.Type) string {
 		return "list of " + typeName(t.Elem()) + "s"
 	case reflect.Interface:
 		return "string, number, boolean or list"
+	case reflect.Map:
+		return "table of " + typeName(t.Elem())
 	}
 	return t.String()
 }

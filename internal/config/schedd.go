@@ -3,6 +3,7 @@ package config
 import (
 	"path/filepath"
 
+	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/runas"
 )
 
@@ -16,6 +17,14 @@ type Schedd struct {
 	// history; relative to the configuration file's directory. Empty
 	// means "schedd" under the pool's state_dir (HTCondor's SPOOL).
 	Spool string `toml:"spool"`
+	// FlockTo names, in order of preference, the pools (tables of
+	// pool.peers) this schedd's idle jobs may flock to (HTCondor's
+	// FLOCK_TO): while jobs wait it advertises its submitters to one more
+	// of them each flock_after, and takes their negotiators' matches.
+	FlockTo []string `toml:"flock_to"`
+	// FlockAfter is how long a job waits idle, and the flock level stays,
+	// before the schedd advertises to the next pool of flock_to.
+	FlockAfter Duration `toml:"flock_after"`
 	// UIDDomain names the domain of the submitters' accounts: jobs are
 	// accounted to owner@uid_domain. Empty means the schedd's host name
 	// (HTCondor's UID_DOMAIN).
@@ -100,6 +109,16 @@ type Schedd struct {
 	// strategies that replicate (joschka-*, no-passing) use them. 0 turns
 	// replication off. Typically 0 or 1.
 	Replicas int `toml:"replicas"`
+	// StartLocalUniverse says when a local universe job may start on the
+	// schedd's host: a ClassAd expression evaluated with the schedd's ad
+	// as MY (TotalLocalJobsRunning, TotalLocalJobsIdle, ...) and the job
+	// as TARGET (HTCondor's START_LOCAL_UNIVERSE). Typically
+	// "TotalLocalJobsRunning < 200".
+	StartLocalUniverse string `toml:"start_local_universe"`
+	// StartSchedulerUniverse is the same for scheduler universe jobs
+	// (HTCondor's START_SCHEDULER_UNIVERSE). Typically
+	// "TotalSchedulerJobsRunning < 500".
+	StartSchedulerUniverse string `toml:"start_scheduler_universe"`
 }
 
 // maxReplicas bounds schedd.replicas: more copies of one job than this
@@ -142,6 +161,10 @@ func init() {
 			check(err == nil, "schedd.identity_map", "rule %d: %v", i+1, err)
 		}
 		check(s.Replicas >= 0 && s.Replicas <= maxReplicas, "schedd.replicas", "must be between 0 and %d", maxReplicas)
+		for key, src := range map[string]string{"schedd.start_local_universe": s.StartLocalUniverse, "schedd.start_scheduler_universe": s.StartSchedulerUniverse} {
+			_, err := classad.ParseExpr(src)
+			check(src == "" || err == nil, key, "not a ClassAd expression: %v", err)
+		}
 		return errs
 	})
 }

@@ -10,6 +10,11 @@ type Pool struct {
 	Name string `toml:"name"`
 	// Collector is the collector's host:port, e.g. "cm.example.org:9618".
 	Collector string `toml:"collector"`
+	// Collectors lists the host:port of each of the pool's collectors
+	// (HTCondor's COLLECTOR_HOST list). When set, it replaces collector:
+	// every daemon sends its ads to each of them, and tools and daemons
+	// ask the first that answers. Empty: the one collector above.
+	Collectors []string `toml:"collectors"`
 	// SigningKey is the pool's Ed25519 private key file (PEM), present
 	// only where tokens are issued (the central manager, a personal pool).
 	SigningKey string `toml:"signing_key"`
@@ -23,6 +28,17 @@ type Pool struct {
 	DaemonTokenFile string `toml:"daemon_token_file"`
 	// StateDir is where daemons keep durable state (queues, usage).
 	StateDir string `toml:"state_dir"`
+	// FlockFrom names the pools whose schedds may flock to this pool
+	// (HTCondor's FLOCK_FROM), each a table of peers: this pool's
+	// collector takes their submitter ads and its startds their claims,
+	// on the flock tokens those pools issue for this one (FLOCK only),
+	// checked with each one's public key. Empty: no other pool's daemon
+	// is trusted here.
+	FlockFrom []string `toml:"flock_from"`
+	// Peers describes other pools by name, as flock_from and
+	// schedd.flock_to name them ([pool.peers.NAME]): the name is the
+	// other pool's pool.name, the issuer of its tokens.
+	Peers map[string]Peer `toml:"peers"`
 }
 
 // TLS turns on TLS for every daemon's endpoint when Cert and Key are set.

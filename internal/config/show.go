@@ -184,6 +184,13 @@ func tomlValue(v reflect.Value) string {
 			items[i] = tomlValue(v.Index(i))
 		}
 		return "[" + strings.Join(items, ", ") + "]"
+	case reflect.Map:
+		var items []string
+		for _, k := range v.MapKeys() {
+			items = append(items, quoteKey(k.String())+" = "+tomlValue(v.MapIndex(k)))
+		}
+		slices.Sort(items)
+		return "{ " + strings.Join(items, ", ") + " }"
 	}
 	return fmt.Sprint(v.Interface())
 }

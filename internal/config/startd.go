@@ -121,6 +121,21 @@ type Startd struct {
 	// JAVA_EXTRA_ARGUMENTS).
 	JavaExtraArguments []string `toml:"java_extra_arguments"`
 
+	// ContainerRuntime runs container jobs (docs/containers.md): "auto"
+	// takes the first of podman, docker, apptainer and singularity that
+	// runs a container at start-up; "podman", "docker" or "apptainer"
+	// only that one (apptainer also answers to singularity); "none" runs
+	// no container jobs. A runtime that fails its check is logged and not
+	// advertised.
+	ContainerRuntime string `toml:"container_runtime"`
+	// ContainerRuntimePath is the runtime's program when it is not its
+	// name looked up in PATH; it needs a runtime named, not auto.
+	ContainerRuntimePath string `toml:"container_runtime_path"`
+	// ContainerExtraArguments go to the runtime's command that makes a
+	// job's container (podman create, docker create, apptainer exec),
+	// before the image.
+	ContainerExtraArguments []string `toml:"container_extra_arguments"`
+
 	// The policy, as ClassAd expressions evaluated with the slot ad as
 	// MY and the job as TARGET (HTCondor's START, RANK, IS_OWNER,
 	// SUSPEND, CONTINUE, PREEMPT, KILL, MAXJOBRETIREMENTTIME).
@@ -133,6 +148,26 @@ type Startd struct {
 	Kill                 string `toml:"kill"`
 	MaxJobRetirementTime string `toml:"max_job_retirement_time"`
 
+	// GPUs says which NVIDIA GPU devices the machine has (docs/gpus.md):
+	// "auto" finds them with GPUDiscovery (none found is not an error),
+	// "off" has none, a number N declares N devices named by index
+	// (CUDA0, CUDA1, ...), and a list declares them by id
+	// ("GPU-c4a646d7"). The slots divide them and jobs ask with
+	// request_gpus, as HTCondor's MACHINE_RESOURCE_GPUs.
+	GPUs any `toml:"gpus"`
+	// GPUDiscovery is the nvidia-smi that gpus = "auto" runs: a path or a
+	// name looked up in PATH.
+	GPUDiscovery string `toml:"gpu_discovery"`
+	// Resources are the machine's custom resources ([startd.resources],
+	// HTCondor's MACHINE_RESOURCE_<name>): a number is a fungible amount
+	// (licenses = 4), a list names distinct devices (FPGAs = ["fpga0",
+	// "fpga1"]), and a string is an inventory command that prints
+	// Detected<name>=... and the devices' properties, as
+	// MACHINE_RESOURCE_INVENTORY_<name> does. Jobs ask with
+	// request_<name>; the slot ads carry <name>, Total<name> and
+	// Assigned<name>.
+	Resources map[string]any `toml:"resources"`
+
 	// Attributes are added to every slot ad ([startd.attributes]): a
 	// TOML string is a ClassAd expression (write a string literal with
 	// its quotes: Lab = '"physics"'); numbers, booleans and arrays of
@@ -141,6 +176,13 @@ type Startd struct {
 
 	// Sita is the SITA-E size interval this host serves.
 	Sita Sita `toml:"sita"`
+
+	// Simulate runs jobs without a process or a sandbox, for scale tests
+	// (docs/scale.md): a job lasts the run time its ad declares
+	// (KiteSimRunTime, seconds) and exits with KiteSimExitCode. Never on
+	// a host that runs real jobs: their programs do not run. Typically
+	// false.
+	Simulate bool `toml:"simulate"`
 }
 
 // StartdStateDir returns the startd's state directory, resolved.
@@ -161,6 +203,10 @@ type SlotType struct {
 	Cpus   Share `toml:"cpus"`
 	Memory Share `toml:"memory"`
 	Disk   Share `toml:"disk"`
+	// Resources are each slot's shares of the custom resources and GPUs,
+	// by name ({ GPUs = 1, FPGAs = "50%" }); a resource left out is
+	// divided equally among the slots that leave it out.
+	Resources map[string]Share `toml:"resources"`
 	// Partitionable makes each slot of the type partitionable.
 	Partitionable bool `toml:"partitionable"`
 	// User overrides slot_user for slots of this type.
@@ -174,6 +220,9 @@ type Share struct {
 	Fraction float64
 	Text     string // as written
 }
+
+// MarshalText writes the share as it was written.
+func (s Share) MarshalText() ([]byte, error) { return []byte(s.Text), nil }
 
 // IsSet reports whether the share was given.
 func (s Share) IsSet() bool { return s.Text != "" }

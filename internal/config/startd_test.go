@@ -63,12 +63,15 @@ func TestStartdValidate(t *testing.T) {
 		{"zero count", "[startd.slot_types.small]\ncount = 0\ncpus = 1\n", ":2:1: startd.slot_types.small.count: slot type small needs a count of at least 1"},
 		{"too much", "[startd.slot_types.a]\ncount = 3\nmemory = \"50%\"\n", "startd.slot_types: the slot types' memory shares add up to 150% of the machine"},
 		{"cgroup", "[startd]\ncgroup = \"v1\"\n", `:2:1: startd.cgroup: "v1" is not auto or off`},
+		{"container runtime", "[startd]\ncontainer_runtime = \"lxc\"\n", `:2:1: startd.container_runtime: "lxc" is not one of auto, podman, docker, apptainer, none`},
+		{"container path without a runtime", "[startd]\ncontainer_runtime_path = \"/opt/podman\"\n", `:2:1: startd.container_runtime_path: names a program for container_runtime = "auto"`},
 		{"interval", "[startd]\npolicy_interval = \"0s\"\n", ":2:1: startd.policy_interval: must be a positive duration"},
 		{"owned attribute", "[startd.attributes]\nState = '\"Busy\"'\n", ":2:1: startd.attributes.State: State is set by the startd itself"},
 		{"bad name", "[startd.attributes]\n\"two words\" = 1\n", `startd.attributes.two words: "two words" is not a ClassAd attribute name`},
 		{"table value", "[startd.attributes.Nested]\na = 1\n", ":2:1: startd.attributes.Nested.a: unknown key"},
 		{"inline table", "[startd.attributes]\nNested = { a = 1 }\n", "startd.attributes.Nested.a: unknown key"},
 		{"no user", "[startd]\nslot_user = \"\"\n", ":2:1: startd.slot_user: a user name is required"},
+		{"simulate not a boolean", "[startd]\nsimulate = \"yes\"\n", ":2:1: startd.simulate: incompatible types: TOML value has type string; destination has type boolean"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

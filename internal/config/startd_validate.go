@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,6 +33,9 @@ var startdOwned = []string{
 	// What the strategies read of a slot's jobs (daemons/startd/workleft.go).
 	"KiteWorkLeft", "KiteQueueLength",
 }
+
+// containerRuntimes are the values of startd.container_runtime.
+var containerRuntimes = []string{"auto", "podman", "docker", "apptainer", "none"}
 
 // validateStartd checks the [startd] section.
 func validateStartd(c *Config) []error {
@@ -66,6 +70,10 @@ func validateStartd(c *Config) []error {
 		check(d.v.Duration > 0 || d.zero && d.v.Duration == 0, d.key, "must be a positive duration")
 	}
 	check(s.Cgroup == "auto" || s.Cgroup == "off", "startd.cgroup", "%q is not auto or off", s.Cgroup)
+	check(slices.Contains(containerRuntimes, s.ContainerRuntime), "startd.container_runtime",
+		"%q is not one of %s", s.ContainerRuntime, strings.Join(containerRuntimes, ", "))
+	check(s.ContainerRuntimePath == "" || s.ContainerRuntime != "auto" && s.ContainerRuntime != "none",
+		"startd.container_runtime_path", "names a program for container_runtime = %q: name the runtime (podman, docker or apptainer)", s.ContainerRuntime)
 	errs = append(errs, c.validateSlotTypes()...)
 	for _, p := range s.PolicyExprs() {
 		if _, err := classad.ParseExpr(p.Src); err != nil {

@@ -36,7 +36,9 @@ type Env struct {
 	Verifier wire.Verifier
 	// Issuer signs tokens; nil on hosts without the signing key.
 	Issuer *auth.Issuer
-	// Token returns this daemon's own token (DAEMON level).
+	// Token returns this daemon's own token (DAEMON level), for this
+	// pool's daemons only: calls to another pool's present a flock token
+	// for that pool (TokenFor, ConnectorFor).
 	Token func() (string, error)
 	// ServerTLS and ClientTLS are nil unless TLS is configured.
 	ServerTLS, ClientTLS *tls.Config
@@ -45,6 +47,12 @@ type Env struct {
 
 	connOnce  sync.Once
 	connector *wire.Connector
+
+	peersMu sync.Mutex
+	peers   map[string]peerCalls // other pools' (flock.go)
+
+	collOnce   sync.Once
+	collectors *wire.Collectors
 
 	incOnce     sync.Once
 	incarnation string
@@ -68,7 +76,9 @@ func NewEnv(cfg *config.Config, kind string) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pool public key: %w", err)
 	}
-	e.Verifier = auth.NewVerifier(pub, cfg.Pool.Name)
+	if e.Verifier, err = NewVerifier(cfg, kind, pub); err != nil {
+		return nil, err
+	}
 	if err := e.loadDaemonToken(kind); err != nil {
 		return nil, err
 	}
@@ -106,22 +116,7 @@ func (e *Env) loadDaemonToken(kind string) error {
 // selfIssued returns a token source that issues DAEMON tokens and renews
 // them at half their life.
 func selfIssued(iss *auth.Issuer, identity string) func() (string, error) {
-	var mu sync.Mutex
-	var tok string
-	var renew time.Time
-	return func() (string, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if tok != "" && time.Now().Before(renew) {
-			return tok, nil
-		}
-		t, err := iss.Issue(identity, auth.Daemon, daemonTokenTTL)
-		if err != nil {
-			return "", err
-		}
-		tok, renew = t, time.Now().Add(daemonTokenTTL/2)
-		return tok, nil
-	}
+	return renewing(daemonTokenTTL, func() (string, error) { return iss.Issue(identity, auth.Daemon, daemonTokenTTL) })
 }
 
 func tlsConfigs(cfg *config.Config) (server, client *tls.Config, err error) {
@@ -159,8 +154,31 @@ func (e *Env) Connector() *wire.Connector {
 	return e.connector
 }
 
-// Collector returns a client for the pool's collector.
-func (e *Env) Collector() *wire.Client { return e.Connector().Client(e.Config.Pool.Collector) }
+// Collector returns a client for the pool's collectors (one, or those of
+// pool.collectors): updates go to each, queries to one that answers.
+func (e *Env) Collector() *wire.Collectors {
+	e.collOnce.Do(func() {
+		e.collectors = e.Connector().Collectors(e.Config.Pool.CollectorAddrs())
+		e.collectors.OnDown = e.collectorDown()
+	})
+	return e.collectors
+}
+
+// collectorDown logs, at most once a minute per collector, that one of
+// several collectors missed an update.
+func (e *Env) collectorDown() func(addr string, err error) {
+	var mu sync.Mutex
+	down := map[string]time.Time{}
+	return func(addr string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if t, ok := down[addr]; ok && time.Since(t) < time.Minute {
+			return
+		}
+		down[addr] = time.Now()
+		e.Log.Warn("a collector misses updates; the others have them", "collector", addr, "err", err)
+	}
+}
 
 // Listen listens on addr on the daemon's network.
 func (e *Env) Listen(addr string) (net.Listener, error) { return e.Network.Listen(addr) }

@@ -13,7 +13,9 @@ import (
 // gossip of its own), it asks the collector every second until one
 // answers, joins its gossip, and then signals on the returned channel:
 // the daemon should advertise at once instead of at its next update. It
-// consumes node's events, passing each to onEvent first when that is not
+// With several collectors (pool.collectors) it also signals when one of
+// them joins the gossip, so that a restarted collector gets the ads at
+// once. It consumes node's events, passing each to onEvent first when that is not
 // nil; with no node (gossip off) the channel never fires.
 func (e *Env) WatchCollector(ctx context.Context, node *membership.Node, onEvent func(membership.Event)) <-chan struct{} {
 	back := make(chan struct{}, 1)
@@ -29,7 +31,16 @@ func (e *Env) WatchCollector(ctx context.Context, node *membership.Node, onEvent
 				if onEvent != nil {
 					onEvent(ev)
 				}
-				if ev.Member.Meta.Kind != "collector" || (ev.Kind != membership.Failed && ev.Kind != membership.Departed) {
+				if ev.Member.Meta.Kind != "collector" {
+					continue
+				}
+				if ev.Kind == membership.Joined && len(e.Config.Pool.CollectorAddrs()) > 1 {
+					// One of several collectors (re)started: it has no
+					// ads until the daemons send theirs.
+					notify(back)
+					continue
+				}
+				if ev.Kind != membership.Failed && ev.Kind != membership.Departed {
 					continue
 				}
 			}
@@ -37,13 +48,18 @@ func (e *Env) WatchCollector(ctx context.Context, node *membership.Node, onEvent
 			if !e.rejoinCollector(ctx, node) {
 				return
 			}
-			select {
-			case back <- struct{}{}:
-			default:
-			}
+			notify(back)
 		}
 	}()
 	return back
+}
+
+// notify sends on a channel of one unless a signal already waits there.
+func notify(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
 }
 
 // rejoinCollector asks the collector for its gossip address until it

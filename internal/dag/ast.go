@@ -73,7 +73,8 @@ type Script struct {
 	Pos  Pos      `json:"pos"`
 	Argv []string `json:"argv"` // the executable and its arguments, macros unexpanded
 	// DeferStatus and DeferSecs: a script that exits with DeferStatus is
-	// run again DeferSecs later (SCRIPT DEFER); DeferSecs 0 means no DEFER.
+	// run again DeferSecs later (SCRIPT DEFER); DeferStatus 0 means no
+	// DEFER.
 	DeferStatus int `json:"defer_status,omitempty"`
 	DeferSecs   int `json:"defer_secs,omitempty"`
 	// Debug is the file the script's output is appended to (SCRIPT

@@ -181,11 +181,11 @@ func path0(name string) string {
 func (p *parser) edges(l *logical, toks []token) {
 	weak := keyword(toks[0].text) == "WEAK"
 	if weak {
-		toks = toks[1:]
-		if len(toks) == 0 || keyword(toks[0].text) != "PARENT" {
-			p.errorf(l.pos(toks[0].off-5), "WEAK must be followed by PARENT")
+		if len(toks) == 1 || keyword(toks[1].text) != "PARENT" {
+			p.errorf(l.pos(toks[0].off), "WEAK must be followed by PARENT")
 			return
 		}
+		toks = toks[1:]
 	}
 	at := l.pos(toks[0].off)
 	child := slices.IndexFunc(toks, func(t token) bool { return keyword(t.text) == "CHILD" })
@@ -200,33 +200,75 @@ func (p *parser) edges(l *logical, toks []token) {
 		p.errorf(l.pos(toks[child].off), "CHILD names no child node")
 		return
 	}
-	parents, children := toks[1:child], toks[child+1:]
-	p.pending = append(p.pending, func() {
-		var ps, cs []int
-		for _, t := range parents {
-			ps = append(ps, p.endpoints(l, t, false)...)
-		}
-		for _, t := range children {
-			cs = append(cs, p.endpoints(l, t, true)...)
-		}
-		for _, a := range ps {
-			for _, b := range cs {
-				p.edge(a, b, weak)
-			}
-		}
+	e := p.newEdgeCmd(l, toks, child, weak)
+	p.pending = append(p.pending, e.apply)
+}
+
+// edgeCmd is a PARENT ... CHILD command kept until every node is known.
+type edgeCmd struct {
+	p                 *parser
+	line              logical // for positions; its text is not kept
+	parents, children []token
+	weak              bool
+}
+
+// newEdgeCmd keeps a PARENT ... CHILD command, its words copied out of
+// the line (which is reused), both from slabs shared by many commands.
+func (p *parser) newEdgeCmd(l *logical, toks []token, child int, weak bool) *edgeCmd {
+	if len(p.edgeSlab) == cap(p.edgeSlab) {
+		p.edgeSlab = make([]edgeCmd, 0, 256)
+	}
+	if cap(p.tokSlab)-len(p.tokSlab) < len(toks) {
+		p.tokSlab = make([]token, 0, max(1024, len(toks)))
+	}
+	start := len(p.tokSlab)
+	p.tokSlab = append(p.tokSlab, toks...)
+	kept := p.tokSlab[start:len(p.tokSlab):len(p.tokSlab)]
+	p.edgeSlab = append(p.edgeSlab, edgeCmd{
+		p: p, line: *l, parents: kept[1:child], children: kept[child+1:], weak: weak,
 	})
+	e := &p.edgeSlab[len(p.edgeSlab)-1]
+	e.line.text = ""
+	return e
+}
+
+// apply names the command's dependencies (each parent to each child).
+func (e *edgeCmd) apply() {
+	p := e.p
+	var pb, cb [1]int
+	ps := p.allEndpoints(&e.line, e.parents, false, &pb)
+	cs := p.allEndpoints(&e.line, e.children, true, &cb)
+	for _, a := range ps {
+		for _, b := range cs {
+			p.edgeRecs = append(p.edgeRecs, edgeRec{int32(a), int32(b), e.weak})
+		}
+	}
+}
+
+// allEndpoints returns the nodes that names in PARENT or CHILD stand for;
+// one name that is a node is returned in one, without allocating.
+func (p *parser) allEndpoints(l *logical, toks []token, asChild bool, one *[1]int) []int {
+	if len(toks) == 1 {
+		return p.endpoints(l, toks[0], asChild, one)
+	}
+	var out []int
+	for _, t := range toks {
+		out = append(out, p.endpoints(l, t, asChild, one)...)
+	}
+	return out
 }
 
 // endpoints returns the nodes a name in PARENT or CHILD stands for: the
-// node, or a splice's terminal nodes (as a parent) or initial ones (as a
-// child).
-func (p *parser) endpoints(l *logical, t token, asChild bool) []int {
+// node (in one), or a splice's terminal nodes (as a parent) or initial
+// ones (as a child).
+func (p *parser) endpoints(l *logical, t token, asChild bool, one *[1]int) []int {
 	if i, ok := p.d.index[t.text]; ok {
 		if k := p.d.Nodes[i].Kind; k == KindFinal || k == KindService || k == KindProvisioner {
 			p.errorf(l.pos(t.off), "%s node %s may not be in PARENT ... CHILD", k, t.text)
 			return nil
 		}
-		return []int{i}
+		one[0] = i
+		return one[:]
 	}
 	if s, ok := p.splices[t.text]; ok {
 		if asChild {
@@ -238,27 +280,90 @@ func (p *parser) endpoints(l *logical, t token, asChild bool) []int {
 	return nil
 }
 
-// edge adds a dependency once (strong wins over weak).
-func (p *parser) edge(a, b int, weak bool) {
-	if p.edgeSet == nil {
-		p.edgeSet = map[[2]int]bool{}
-	}
-	key := [2]int{a, b}
-	strong, seen := p.edgeSet[key]
-	if strong || (seen && weak) {
+// edgeRec is a dependency as a PARENT ... CHILD command names it: edges
+// are resolved once every command is read (buildEdges).
+type edgeRec struct {
+	parent, child int32
+	weak          bool
+}
+
+// buildEdges adds each dependency once, in the order the commands name
+// them: a parent is strong if any command names it so (strong wins over
+// weak), else weak. Edges are grouped by child and marked seen per parent,
+// so that the cost is linear in the edges named.
+func (p *parser) buildEdges() {
+	recs := p.edgeRecs
+	p.edgeRecs = nil
+	if len(recs) == 0 {
 		return
 	}
-	p.edgeSet[key] = !weak
-	pa, ch := p.d.Nodes[a], p.d.Nodes[b]
-	if weak {
-		ch.Weak = append(ch.Weak, a)
-		return
+	n := len(p.d.Nodes)
+	start := make([]int32, n+1) // recs of child c: order[start[c]:start[c+1]]
+	for _, e := range recs {
+		start[e.child+1]++
 	}
-	if seen {
-		ch.Weak = slices.DeleteFunc(ch.Weak, func(x int) bool { return x == a })
+	for c := range n {
+		start[c+1] += start[c]
 	}
-	ch.Parents = append(ch.Parents, a)
-	pa.Children = append(pa.Children, b)
+	order := make([]int32, len(recs))
+	fill := slices.Clone(start[:n])
+	for i, e := range recs {
+		order[fill[e.child]] = int32(i)
+		fill[e.child]++
+	}
+	keep := make([]bool, len(recs))
+	strong, weak := make([]int32, n), make([]int32, n) // child+1 where seen
+	for c := range n {
+		stamp, group := int32(c+1), order[start[c]:start[c+1]]
+		for _, i := range group {
+			if e := recs[i]; !e.weak && strong[e.parent] != stamp {
+				strong[e.parent], keep[i] = stamp, true
+			}
+		}
+		for _, i := range group {
+			if e := recs[i]; e.weak && strong[e.parent] != stamp && weak[e.parent] != stamp {
+				weak[e.parent], keep[i] = stamp, true
+			}
+		}
+	}
+	p.addEdges(recs, keep)
+}
+
+// addEdges appends the kept dependencies to the nodes, room for them
+// made first.
+func (p *parser) addEdges(recs []edgeRec, keep []bool) {
+	nodes := p.d.Nodes
+	parents, children := make([]int32, len(nodes)), make([]int32, len(nodes))
+	total := 0
+	for i, e := range recs {
+		if keep[i] && !e.weak {
+			parents[e.child]++
+			children[e.parent]++
+			total += 2
+		}
+	}
+	backing := make([]int, total)
+	room := func(s []int, k int32) []int {
+		if k == 0 || len(s) > 0 {
+			return s
+		}
+		r := backing[:0:k]
+		backing = backing[k:]
+		return r
+	}
+	for i, nd := range nodes {
+		nd.Parents, nd.Children = room(nd.Parents, parents[i]), room(nd.Children, children[i])
+	}
+	for i, e := range recs {
+		switch pa, ch := nodes[e.parent], nodes[e.child]; {
+		case !keep[i]:
+		case e.weak:
+			ch.Weak = append(ch.Weak, int(e.parent))
+		default:
+			ch.Parents = append(ch.Parents, int(e.parent))
+			pa.Children = append(pa.Children, int(e.child))
+		}
+	}
 }
 
 // script reads SCRIPT [DEFER <status> <secs>] [DEBUG <file> STDOUT|STDERR|ALL]
@@ -277,8 +382,13 @@ func (p *parser) script(l *logical, args []token, at Pos) {
 		if s.DeferSecs, ok = p.atoi(l, args[2], "DEFER's delay"); !ok {
 			return
 		}
-		if s.DeferSecs < 1 {
-			p.errorf(l.pos(args[2].off), "DEFER's delay must be at least 1 second")
+		// as DAGMan's parser: a positive status, a delay of 0 or more
+		if s.DeferStatus < 1 {
+			p.errorf(l.pos(args[1].off), "DEFER's exit status must be positive")
+			return
+		}
+		if s.DeferSecs < 0 {
+			p.errorf(l.pos(args[2].off), "DEFER's delay must not be negative")
 			return
 		}
 		args = args[3:]
@@ -395,6 +505,9 @@ func isNameByte(c byte) bool {
 
 // unquote reads a double-quoted value at s[i] with \" and \\ escapes.
 func unquote(s string, i int) (string, int, bool) {
+	if j := strings.IndexAny(s[i+1:], `"\\`); j >= 0 && s[i+1+j] == '"' { // no escapes: a part of s
+		return s[i+1 : i+1+j], i + 2 + j, true
+	}
 	var b strings.Builder
 	for j := i + 1; j < len(s); j++ {
 		switch c := s[j]; {

@@ -26,5 +26,8 @@
 //
 // WriteRescue writes a rescue DAG in HTCondor's format (version 2.1.0:
 // DONE lines for finished nodes); ApplyRescue reads one over the DAG it
-// was written for.
+// was written for, NewestRescue finds the one to apply. WriteNodeStatus
+// and WriteDOT write the NODE_STATUS_FILE and DOT pictures; the journal
+// (journal.go) renders the lines of the jobstate log (JOBSTATE_LOG) and
+// of .dagman.out, each node attempt numbered by NodeState.Seq.
 package dag

@@ -94,7 +94,7 @@ func dumpNode(b *strings.Builder, d *DAG, i int) {
 			continue
 		}
 		fmt.Fprintf(b, "  SCRIPT %s %q", ScriptKind(k), s.Argv)
-		if s.DeferSecs > 0 {
+		if s.DeferStatus > 0 {
 			fmt.Fprintf(b, " DEFER %d %d", s.DeferStatus, s.DeferSecs)
 		}
 		if s.Debug != "" {

@@ -18,14 +18,19 @@ type piece struct {
 
 // logical is one logical line.
 type logical struct {
-	text   string
-	file   string
+	text string
+	file string
+	line int // the physical line it starts on
+	// pieces are where each physical line starts, for a continued line;
+	// nil for a line of one piece.
 	pieces []piece
-	one    [1]piece // pieces of a line not continued
 }
 
 // pos returns the file position of a byte offset in the logical text.
 func (l *logical) pos(off int) Pos {
+	if len(l.pieces) == 0 {
+		return Pos{File: l.file, Line: l.line, Col: 1 + off}
+	}
 	p := l.pieces[0]
 	for _, q := range l.pieces[1:] {
 		if q.off > off {
@@ -42,9 +47,9 @@ type token struct {
 	off  int
 }
 
-// fields splits a logical line at spaces and tabs.
-func (l *logical) fields() []token {
-	var out []token
+// fields splits a logical line at spaces and tabs, appending to buf.
+func (l *logical) fields(buf []token) []token {
+	out := buf[:0]
 	s := l.text
 	for i := 0; i < len(s); {
 		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
@@ -61,66 +66,86 @@ func (l *logical) fields() []token {
 	return out
 }
 
-// lines reads the physical lines of one file.
+// lines reads the physical lines of one file: those between line breaks
+// ("\n" or "\r\n"), the text after the last one included.
 type lines struct {
 	file string
-	src  []string
-	next int // index of the next physical line
+	text string
+	off  int  // where the next physical line starts
+	end  bool // the last physical line has been read
+	n    int  // physical lines read
+	cur  logical
 }
 
 func newLines(file string, src []byte) *lines {
-	text := strings.ReplaceAll(string(src), "\r\n", "\n")
-	return &lines{file: file, src: strings.Split(text, "\n")}
+	return &lines{file: file, text: string(src)}
+}
+
+// physical returns the next physical line and its number.
+func (r *lines) physical() (string, int, bool) {
+	if r.end {
+		return "", 0, false
+	}
+	r.n++
+	rest := r.text[r.off:]
+	i := strings.IndexByte(rest, '\n')
+	if i < 0 {
+		r.end = true
+		return rest, r.n, true
+	}
+	r.off += i + 1
+	return strings.TrimSuffix(rest[:i], "\r"), r.n, true
 }
 
 // logical returns the next logical line that is neither blank nor a
-// comment, or false at the end of the file.
+// comment, or false at the end of the file. The line is valid until the
+// next call: keep a copy of what must outlive it.
 func (r *lines) logical() (*logical, bool) {
-	for r.next < len(r.src) {
-		if raw := r.src[r.next]; !strings.HasSuffix(raw, "\\") { // the common case: one line
-			r.next++
-			if t := strings.TrimSpace(raw); t == "" || t[0] == '#' {
-				continue
-			}
-			l := &logical{text: raw, file: r.file}
-			l.pieces = l.one[:1]
-			l.one[0] = piece{off: 0, line: r.next, col: 1}
-			return l, true
+	for {
+		raw, n, ok := r.physical()
+		if !ok {
+			return nil, false
 		}
-		l := &logical{file: r.file}
-		var b strings.Builder
-		for r.next < len(r.src) {
-			raw := r.src[r.next]
-			r.next++
-			l.pieces = append(l.pieces, piece{off: b.Len(), line: r.next, col: 1})
-			cont := strings.HasSuffix(raw, "\\")
-			if cont {
-				raw = raw[:len(raw)-1]
-			}
-			b.WriteString(raw)
-			if !cont {
-				break
-			}
+		l := &r.cur
+		*l = logical{text: raw, file: r.file, line: n}
+		if strings.HasSuffix(raw, "\\") {
+			r.continued(l)
 		}
-		l.text = b.String()
-		t := strings.TrimSpace(l.text)
-		if t == "" || strings.HasPrefix(t, "#") {
+		if t := strings.TrimSpace(l.text); t == "" || t[0] == '#' {
 			continue
 		}
 		return l, true
 	}
-	return nil, false
+}
+
+// continued joins l's first physical line, which ends in a backslash,
+// with those that follow it.
+func (r *lines) continued(l *logical) {
+	var b strings.Builder
+	raw := l.text
+	l.pieces = []piece{{off: 0, line: l.line, col: 1}}
+	for {
+		cont := strings.HasSuffix(raw, "\\")
+		if cont {
+			raw = raw[:len(raw)-1]
+		}
+		b.WriteString(raw)
+		if !cont {
+			break
+		}
+		next, n, ok := r.physical()
+		if !ok {
+			break
+		}
+		l.pieces = append(l.pieces, piece{off: b.Len(), line: n, col: 1})
+		raw = next
+	}
+	l.text = b.String()
 }
 
 // raw returns the next physical line as it is, with its number, for the
 // body of an inline submit description.
-func (r *lines) raw() (string, int, bool) {
-	if r.next >= len(r.src) {
-		return "", 0, false
-	}
-	r.next++
-	return r.src[r.next-1], r.next, true
-}
+func (r *lines) raw() (string, int, bool) { return r.physical() }
 
 // keyword normalizes a command word: upper case, '-' as '_'.
 func keyword(s string) string {

@@ -1,6 +1,7 @@
 package dag
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"strconv"
@@ -38,15 +39,21 @@ func Parse(name string, src []byte, o Options) (*DAG, error) {
 // parser reads one scope: the top DAG or one splice (INCLUDE files share
 // their includer's scope).
 type parser struct {
-	o       Options
-	depth   int
-	d       *DAG
-	errs    ErrorList
-	descs   map[string]desc
-	splices map[string]*splice
-	pending []func()        // commands that name nodes, applied once all are known
-	edgeSet map[[2]int]bool // parent, child: strong (true) or weak
-	uses    []descUse
+	o        Options
+	depth    int
+	d        *DAG
+	errs     ErrorList
+	descs    map[string]desc
+	splices  map[string]*splice
+	pending  []func() // commands that name nodes, applied once all are known
+	edgeRecs []edgeRec
+	uses     []descUse
+	toks     []token // the current line's words (reused line to line)
+	slab     []Node  // nodes are allocated from here, many at a time
+	// edgeSlab and tokSlab hold the PARENT ... CHILD commands and their
+	// words, many at a time.
+	edgeSlab []edgeCmd
+	tokSlab  []token
 }
 
 // desc is a SUBMIT-DESCRIPTION.
@@ -85,6 +92,7 @@ func (p *parser) errorf(at Pos, format string, args ...any) {
 func (p *parser) file(name string, src []byte) {
 	if p.d.File == "" {
 		p.d.File = name
+		p.presize(src)
 	}
 	r := newLines(name, src)
 	for {
@@ -109,12 +117,32 @@ func (p *parser) finish() *DAG {
 	for _, f := range p.pending {
 		f()
 	}
+	p.buildEdges()
 	return p.d
+}
+
+// presize makes room for the nodes of a DAG file, counted roughly as the
+// lines that begin with JOB, so that a large DAG is not grown a step at a
+// time.
+func (p *parser) presize(src []byte) {
+	n := bytes.Count(src, []byte("\nJOB ")) + 1
+	p.d.Nodes = make([]*Node, 0, n)
+	p.d.index = make(map[string]int, n)
+}
+
+// newNode returns a zero node from the parser's slab.
+func (p *parser) newNode() *Node {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]Node, 0, 256)
+	}
+	p.slab = p.slab[:len(p.slab)+1]
+	return &p.slab[len(p.slab)-1]
 }
 
 // line reads one command.
 func (p *parser) line(r *lines, l *logical) {
-	toks := l.fields()
+	toks := l.fields(p.toks)
+	p.toks = toks
 	kw := keyword(toks[0].text)
 	args := toks[1:]
 	at := l.pos(toks[0].off)
@@ -166,7 +194,17 @@ func (p *parser) line(r *lines, l *logical) {
 var unsupported = map[string]bool{"CONNECT": true, "PIN_IN": true, "PIN_OUT": true, "TOLERANCE": true}
 
 // reservedNames may not name a node.
-var reservedNames = map[string]bool{"PARENT": true, "CHILD": true, "ALL_NODES": true}
+var reservedNames = [...]string{"PARENT", "CHILD", "ALL_NODES"}
+
+// isReserved reports whether name is one of reservedNames, in any case.
+func isReserved(name string) bool {
+	for _, r := range reservedNames {
+		if strings.EqualFold(name, r) {
+			return true
+		}
+	}
+	return false
+}
 
 // nodeCmd reads JOB, FINAL, PROVISIONER, SERVICE and SUBDAG EXTERNAL:
 // <name> <description> [DIR <dir>] [NOOP] [DONE].
@@ -179,7 +217,8 @@ func (p *parser) nodeCmd(r *lines, l *logical, args []token, at Pos, kind Kind) 
 	if !p.nodeName(l, name) {
 		return
 	}
-	n := &Node{Name: name.text, Pos: l.pos(name.off), Kind: kind}
+	n := p.newNode()
+	n.Name, n.Pos, n.Kind = name.text, l.pos(name.off), kind
 	descTok := args[1]
 	rest := args[2:]
 	switch {
@@ -241,7 +280,7 @@ func (p *parser) addNode(n *Node, at Pos) bool {
 // nodeName checks a new node's name.
 func (p *parser) nodeName(l *logical, t token) bool {
 	switch {
-	case reservedNames[strings.ToUpper(t.text)]:
+	case isReserved(t.text):
 		p.errorf(l.pos(t.off), "%s is a reserved word and may not name a node", t.text)
 	case strings.Contains(t.text, "+"):
 		p.errorf(l.pos(t.off), "node name %s: '+' is reserved for splices", t.text)

@@ -2,8 +2,11 @@ package dag
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path"
 	"strings"
 	"time"
 )
@@ -17,8 +20,31 @@ const RescueVersion = "2.1.0"
 // file.rescue001, ...
 func RescueName(dagFile string, n int) string { return fmt.Sprintf("%s.rescue%03d", dagFile, n) }
 
+// MaxRescue is the highest rescue DAG number (DAGMan's default
+// DAGMAN_MAX_RESCUE_NUM).
+const MaxRescue = 100
+
+// NewestRescue returns the number of a DAG file's newest rescue DAG, 0
+// when it has none: rescue DAGs are numbered from 1 with no gap. stat
+// reports whether a file exists (os.Stat, or one run as the DAG's owner);
+// an error other than fs.ErrNotExist is returned.
+func NewestRescue(dagFile string, stat func(name string) error) (int, error) {
+	newest := 0
+	for n := 1; n <= MaxRescue; n++ {
+		if err := stat(RescueName(dagFile, n)); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return 0, err
+			}
+			break
+		}
+		newest = n
+	}
+	return newest, nil
+}
+
 // WriteRescue writes the rescue DAG of a finished (or stopped) run: a
-// DONE line for each node that succeeded, the FINAL node never.
+// DONE line for each node that succeeded, the FINAL and SERVICE nodes
+// never (a SERVICE node runs again with the DAG).
 func WriteRescue(w io.Writer, r *Run, at time.Time) error {
 	b := bufio.NewWriter(w)
 	d := r.DAG
@@ -26,11 +52,13 @@ func WriteRescue(w io.Writer, r *Run, at time.Time) error {
 	for i, n := range d.Nodes {
 		switch r.Nodes[i].Status {
 		case Done:
-			if i != d.Final {
+			if i != d.Final && n.Kind != KindService {
 				done = append(done, n.Name)
 			}
 		case Failed:
-			failed = append(failed, n.Name)
+			if n.Kind != KindService {
+				failed = append(failed, n.Name)
+			}
 		}
 	}
 	at = at.UTC()
@@ -68,12 +96,13 @@ func ApplyRescue(d *DAG, name string, src []byte) error {
 	}
 	type change func()
 	var changes []change
+	var toks []token
 	for {
 		l, ok := r.logical()
 		if !ok {
 			break
 		}
-		toks := l.fields()
+		toks = l.fields(toks)
 		kw := keyword(toks[0].text)
 		at := l.pos(toks[0].off)
 		if (kw != "DONE" && kw != "RETRY") || len(toks) < 2 {
@@ -109,4 +138,18 @@ func ApplyRescue(d *DAG, name string, src []byte) error {
 		c()
 	}
 	return nil
+}
+
+// SavePointPath is where a save point file named name is, for a DAG run
+// in dir (dagman-completion.rst, "DAG Save Point Files"): a name with a
+// directory is from dir (or absolute); a bare name is in dir/save_files.
+// The file is a rescue DAG, applied as one (condor_submit_dag -load_save).
+func SavePointPath(dir, name string) string {
+	switch {
+	case path.IsAbs(name):
+		return name
+	case strings.Contains(name, "/"):
+		return path.Join(dir, name)
+	}
+	return path.Join(dir, "save_files", name)
 }

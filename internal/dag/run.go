@@ -52,6 +52,11 @@ type NodeState struct {
 	Cluster int64  `json:"c,omitempty"` // the node job's cluster, once submitted
 	Return  int    `json:"rc,omitempty"`
 	Detail  string `json:"d,omitempty"`
+	// Seq numbers the node's attempts within the run (each start, and
+	// each retry's, takes the next number): the jobstate log's
+	// SequenceNumber. Tag is the node job's JobTag there.
+	Seq int    `json:"q,omitempty"`
+	Tag string `json:"t,omitempty"`
 }
 
 // Step is what the scheduler does next for a node.
@@ -76,10 +81,14 @@ type Run struct {
 	AbortCode int
 	// Removed: the user removed the DAG.
 	Removed bool
+	// ProvisionerReady: the PROVISIONER node's job said it is ready
+	// (ProvisionerState 2), and the other nodes may start.
+	ProvisionerReady bool
 
 	waiting      []int32 // parents each node still waits for
 	weakChildren [][]int
 	ready        []int // NotReady nodes with no parent to wait for (maybe stale)
+	seq          int   // the last Seq given
 	changed      []Change
 	seen         map[int]bool // nodes in changed
 }
@@ -98,6 +107,9 @@ func NewRun(d *DAG) *Run {
 			r.Nodes[i] = NodeState{Status: Done, Detail: "User defined as DONE"}
 		}
 	}
+	if p := d.Provisioner; p >= 0 && r.Nodes[p].Status == Done {
+		r.ProvisionerReady = true // provisioned before (DONE, a rescue DAG)
+	}
 	r.Rebuild()
 	return r
 }
@@ -109,6 +121,10 @@ func (r *Run) Rebuild() {
 	r.waiting = make([]int32, len(d.Nodes))
 	r.weakChildren = make([][]int, len(d.Nodes))
 	r.ready = r.ready[:0]
+	r.seq = 0
+	for _, s := range r.Nodes {
+		r.seq = max(r.seq, s.Seq)
+	}
 	for i, n := range d.Nodes {
 		for _, p := range n.Parents {
 			if r.Nodes[p].Status != Done {
@@ -160,7 +176,8 @@ func (r *Run) set(i int, st NodeState) {
 
 // Startable returns the nodes that may start now, highest PRIORITY
 // first: every parent done (weak parents finished), the DAG neither
-// aborted nor removed; the FINAL node once nothing else will run.
+// aborted nor removed; while a PROVISIONER node is not ready, only it and
+// SERVICE nodes; the FINAL node once nothing else will run.
 func (r *Run) Startable() []int {
 	out := r.ready[:0]
 	seen := make(map[int]bool, len(r.ready))
@@ -171,13 +188,18 @@ func (r *Run) Startable() []int {
 		}
 	}
 	r.ready = out
-	if r.Aborted || r.Removed {
+	switch {
+	case r.Aborted || r.Removed:
 		out = nil
-	} else {
+	case r.waitsForProvisioner():
+		out = slices.DeleteFunc(slices.Clone(out), func(i int) bool {
+			return i != r.DAG.Provisioner && r.DAG.Nodes[i].Kind != KindService
+		})
+	default:
 		out = slices.Clone(out)
 	}
-	if f := r.DAG.Final; f >= 0 && r.Nodes[f].Status == NotReady && len(out) == 0 && r.Active() == 0 {
-		out = []int{f}
+	if f := r.DAG.Final; f >= 0 && r.Nodes[f].Status == NotReady && !slices.ContainsFunc(out, r.notService) && r.Active() == 0 {
+		out = append(out, f)
 	}
 	slices.SortStableFunc(out, func(a, b int) int {
 		return cmp.Or(cmp.Compare(r.DAG.Nodes[b].Priority, r.DAG.Nodes[a].Priority), cmp.Compare(a, b))
@@ -185,25 +207,55 @@ func (r *Run) Startable() []int {
 	return out
 }
 
-// Active counts the nodes whose script or job runs.
+// notService reports whether node i is not a SERVICE node.
+func (r *Run) notService(i int) bool { return r.DAG.Nodes[i].Kind != KindService }
+
+// waitsForProvisioner reports whether the DAG has a PROVISIONER node
+// that has not said it is ready.
+func (r *Run) waitsForProvisioner() bool {
+	return r.DAG.Provisioner >= 0 && !r.ProvisionerReady
+}
+
+// SetProvisionerReady records that the PROVISIONER node's job said it is
+// ready: the other nodes may start (dagman-advance-functionality.rst,
+// "PROVISIONER Node").
+func (r *Run) SetProvisionerReady() { r.ProvisionerReady = true }
+
+// Active counts the nodes whose script or job runs, SERVICE nodes left
+// out: the DAG does not wait for them.
 func (r *Run) Active() int {
 	n := 0
-	for _, s := range r.Nodes {
-		if s.Status == PreRun || s.Status == Submitted || s.Status == PostRun {
+	for i, s := range r.Nodes {
+		if (s.Status == PreRun || s.Status == Submitted || s.Status == PostRun) && r.DAG.Nodes[i].Kind != KindService {
 			n++
 		}
 	}
 	return n
 }
 
-// Finished reports whether nothing more will run.
+// Finished reports whether nothing more will run but SERVICE nodes,
+// which the scheduler then removes.
 func (r *Run) Finished() bool {
-	return r.Active() == 0 && len(r.Startable()) == 0
+	return r.Active() == 0 && !slices.ContainsFunc(r.Startable(), r.notService)
+}
+
+// RunningServices returns the SERVICE nodes whose script or job still
+// runs.
+func (r *Run) RunningServices() []int {
+	var out []int
+	for i, s := range r.Nodes {
+		if r.DAG.Nodes[i].Kind == KindService && (s.Status == PreRun || s.Status == Submitted || s.Status == PostRun) {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // Start starts a startable node: its PRE script, else its job.
 func (r *Run) Start(i int) Step {
 	st := r.Nodes[i]
+	r.seq++
+	st.Seq = r.seq
 	if r.DAG.Nodes[i].Scripts[Pre] != nil {
 		st.Status, st.Detail = PreRun, ""
 		r.set(i, st)
@@ -225,10 +277,10 @@ func (r *Run) job(i int, st NodeState) Step {
 	return StepSubmit
 }
 
-// Submitted records the cluster of a node's job.
-func (r *Run) Submitted(i int, cluster int64) {
+// Submitted records the cluster of a node's job and the job's tag.
+func (r *Run) Submitted(i int, cluster int64, tag string) {
 	st := r.Nodes[i]
-	st.Cluster = cluster
+	st.Cluster, st.Tag = cluster, tag
 	r.set(i, st)
 }
 
@@ -272,6 +324,13 @@ func (r *Run) PreDone(i int, rc int) Step {
 func (r *Run) JobDone(i int, rc int) Step {
 	st := r.Nodes[i]
 	st.Return = rc
+	if i == r.DAG.Provisioner && !r.ProvisionerReady && !r.Removed {
+		// DAGMan exits at once: the other nodes cannot run
+		r.Aborted, r.AbortCode = true, 1
+		st.Detail = "the PROVISIONER job ended before it said it was ready"
+		r.finish(i, st, Failed)
+		return StepNone
+	}
 	if r.DAG.Nodes[i].Scripts[Post] != nil {
 		st.Status = PostRun
 		r.set(i, st)
@@ -372,10 +431,15 @@ type Counts struct {
 	Total, Done, Pre, Queued, Post, Ready, Unready, Failed, Futile int
 }
 
-// Counts counts the nodes by state.
+// Counts counts the nodes by state, SERVICE nodes left out (DAGMan
+// counts them apart).
 func (r *Run) Counts() Counts {
-	c := Counts{Total: len(r.Nodes)}
+	var c Counts
 	for i, s := range r.Nodes {
+		if r.DAG.Nodes[i].Kind == KindService {
+			continue
+		}
+		c.Total++
 		switch s.Status {
 		case NotReady:
 			if r.waiting[i] == 0 {
@@ -415,9 +479,9 @@ func (r *Run) Status() int {
 	case r.Aborted:
 		return DAGAborted
 	}
-	for _, s := range r.Nodes {
-		if s.Status == Failed || s.Status == Futile {
-			return DAGFailed
+	for i, s := range r.Nodes {
+		if (s.Status == Failed || s.Status == Futile) && r.DAG.Nodes[i].Kind != KindService {
+			return DAGFailed // a SERVICE node is best effort
 		}
 	}
 	return DAGOK

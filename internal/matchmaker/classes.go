@@ -9,6 +9,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/fit"
 )
 
 // A slot class is a set of slots that no job can tell apart: their
@@ -32,6 +33,7 @@ type slot struct {
 	cls    *class
 	// What a partitionable slot has left.
 	cpus, memory, disk float64
+	custom             fit.Counts // of its custom resources (GPUs, ...)
 }
 
 // class is a set of indistinguishable slots.
@@ -45,6 +47,7 @@ type class struct {
 	pslot   bool
 	// What a partitionable class's slots have left.
 	cpus, memory, disk float64
+	custom             fit.Counts // of their custom resources (GPUs, ...)
 }
 
 // first returns the class's first free member, or nil.
@@ -63,6 +66,28 @@ func (c *class) first() *slot {
 var cycleAttrs = []string{
 	attr.State, attr.Activity, attr.Cpus, attr.Memory, attr.Disk, attr.SlotWeight,
 	attr.PartitionableSlot, attr.SlotType, currentRank, attr.RemoteUser, attr.RemoteOwner,
+	machineResources,
+}
+
+// machineResources lists a slot's resources, custom ones (GPUs, ...)
+// after Cpus, Memory and Disk: HTCondor's MachineResources.
+const machineResources = "MachineResources"
+
+// customCounts reads what a partitionable slot has of each custom
+// resource its MachineResources names; nil when it has none.
+func customCounts(ad *classad.Ad) fit.Counts {
+	var out fit.Counts
+	for _, n := range strings.Fields(stringAttr(ad, machineResources)) {
+		switch strings.ToLower(n) {
+		case "cpus", "memory", "disk", "swap":
+			continue
+		}
+		if out == nil {
+			out = fit.Counts{}
+		}
+		out[n] = int64(numberAttr(ad, n, 0))
+	}
+	return out
 }
 
 // currentRank is the slot's Rank of the job it runs.
@@ -156,7 +181,7 @@ func (c *classifier) add(s *slot) (refilled bool) {
 	cl := c.byKey[string(c.buf)]
 	if cl == nil {
 		cl = &class{id: len(c.classes), rep: s.ad, busy: s.busy, pslot: s.pslot, order: s.order,
-			cpus: s.cpus, memory: s.memory, disk: s.disk}
+			cpus: s.cpus, memory: s.memory, disk: s.disk, custom: s.custom}
 		c.classes = append(c.classes, cl)
 		c.byKey[string(c.buf)] = cl
 	} else {
@@ -193,6 +218,7 @@ func newSlot(ad *classad.Ad, seed uint64, considerPreemption bool) *slot {
 		s.cpus = numberAttr(ad, attr.Cpus, 0)
 		s.memory = numberAttr(ad, attr.Memory, 0)
 		s.disk = numberAttr(ad, attr.Disk, 0)
+		s.custom = customCounts(ad)
 	}
 	s.order = tieBreak(seed, s.name)
 	return s

@@ -124,4 +124,6 @@ type jobSide struct {
 	state uint8 // 0 unknown, 1 fails, 2 holds
 	rank  float64
 	req   fit.Resources // what one job asks of a partitionable slot
+	// custom is what it asks of the slot's custom resources (GPUs, ...).
+	custom fit.Counts
 }

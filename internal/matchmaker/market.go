@@ -2,6 +2,7 @@ package matchmaker
 
 import (
 	"cmp"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -78,6 +79,7 @@ type cand struct {
 	key rankKey
 	// For partitionable classes: what one job takes.
 	cpus, memory, disk float64
+	custom             fit.Counts
 }
 
 // rankKey is HTCondor's order of candidate slots: higher pre-job rank,
@@ -252,6 +254,10 @@ func (m *market) carve(s *slot, c *cand) float64 {
 	s.memory -= c.memory
 	s.disk -= c.disk
 	m.freeWeight -= c.cpus
+	s.custom = maps.Clone(s.custom)
+	for n, a := range c.custom {
+		s.custom[n] -= a
+	}
 	if s.cpus < 1 || s.memory <= 0 || s.disk <= 0 {
 		s.taken = true
 		m.freeSlots--
@@ -262,6 +268,9 @@ func (m *market) carve(s *slot, c *cand) float64 {
 	setNumber(ad, attr.Cpus, s.cpus)
 	setNumber(ad, attr.Memory, s.memory)
 	setNumber(ad, attr.Disk, s.disk)
+	for n, a := range s.custom {
+		setNumber(ad, n, float64(a))
+	}
 	s.ad = ad
 	m.slotViews[s.index].Ad = ad
 	if m.cls.add(s) {
@@ -397,6 +406,7 @@ func (m *market) jobSide(st *eval.State, j int, c *class) jobSide {
 		rank:  evalNumber(st, job, sl, nameRank, 0),
 		req: fit.Request(evalNumber(st, job, sl, nameRequestCpus, 0),
 			evalNumber(st, job, sl, nameRequestMemory, 0), evalNumber(st, job, sl, nameRequestDisk, 0)),
+		custom: fit.RequestedCounts(job, sl, slices.Collect(maps.Keys(c.custom))),
 	}
 }
 
@@ -425,9 +435,10 @@ func (m *market) evaluate(st *eval.State, j int, c *class, flags *reqState) (can
 	if c.pslot {
 		free := fit.Resources{Cpus: int64(c.cpus), Memory: int64(c.memory), Disk: int64(c.disk)}
 		size, ok := fit.Carve(side.req, free)
-		if !ok {
+		if !ok || !side.custom.Fits(c.custom) {
 			return out, false
 		}
+		out.custom = side.custom
 		out.cpus, out.memory, out.disk = float64(size.Cpus), float64(size.Memory), float64(size.Disk)
 	}
 	if c.busy {

@@ -67,6 +67,9 @@ const PathDocument = "/v1/openapi.json"
 var clusterParam = []Param{{Name: "cluster", Description: "the cluster id from POST " + wire.PathNewCluster, Required: true}}
 var fileParams = []Param{{Name: "job", Description: "the job, cluster.proc", Required: true}, {Name: "file", Description: "the file's name in the job ad", Required: true}}
 
+// jobParam names a job.
+var jobParam = []Param{{Name: "job", Description: "the job, cluster.proc", Required: true}}
+
 // checkpointParams name a file of a job's checkpoint.
 var checkpointParams = append(append([]Param{}, fileParams...), Param{Name: "checkpoint", Description: "the checkpoint's number, from 1", Required: true})
 
@@ -77,8 +80,8 @@ var Operations = []Operation{
 	{Pattern: "GET /metrics", Daemons: every, Level: auth.Read, Summary: "Prometheus metrics (docs/metrics.md)", RawResponse: "text/plain"},
 
 	// Collector.
-	{Pattern: "POST " + wire.PathAds, Daemons: []string{Collector}, Level: auth.Daemon, Summary: "Store ads", Request: []Ad{}, Response: wire.UpdateAdsResult{}},
-	{Pattern: "POST " + wire.PathInvalidate, Daemons: []string{Collector}, Level: auth.Daemon, Summary: "Remove ads", Request: wire.Invalidate{}, Response: wire.InvalidateResult{}},
+	{Pattern: "POST " + wire.PathAds, Daemons: []string{Collector}, Level: auth.Flock, Summary: "Store ads", Request: []Ad{}, Response: wire.UpdateAdsResult{}},
+	{Pattern: "POST " + wire.PathInvalidate, Daemons: []string{Collector}, Level: auth.Flock, Summary: "Remove ads", Request: wire.Invalidate{}, Response: wire.InvalidateResult{}},
 	{Pattern: "POST " + wire.PathQuery, Daemons: []string{Collector}, Level: auth.Read, Summary: "Query ads (constraint, projection)", Request: wire.Query{}, Response: Ad{}, Stream: true},
 	{Pattern: "GET " + wire.PathMembers, Daemons: []string{Collector}, Level: auth.Read, Summary: "The pool's members and their health", Response: wire.Members{}},
 	{Pattern: "GET " + wire.PathGossip, Daemons: []string{Collector}, Level: auth.Read, Summary: "The collector's gossip address", Response: wire.GossipInfo{}},
@@ -90,6 +93,8 @@ var Operations = []Operation{
 	{Pattern: "GET /v1/dashboard/machines/{name}", Daemons: []string{Collector}, Level: auth.Read, Summary: "Dashboard: one machine", Response: Object{}},
 	{Pattern: "GET /v1/dashboard/sita", Daemons: []string{Collector}, Level: auth.Read, Summary: "Dashboard: SITA-E intervals and loads", Response: Object{}},
 	{Pattern: "GET /v1/dashboard/history", Daemons: []string{Collector}, Level: auth.Read, Summary: "Dashboard: samples of the pool over time", Response: Object{}},
+	{Pattern: "GET /v1/dashboard/dags", Daemons: []string{Collector}, Level: auth.Read, Summary: "Dashboard: the DAGs of every schedd", Response: Object{}},
+	{Pattern: "GET /v1/dashboard/dag", Daemons: []string{Collector}, Level: auth.Read, Summary: "Dashboard: one DAG laid out as a graph", Response: Object{}, Query: []Param{{Name: "schedd", Description: "the schedd's name"}, {Name: "id", Description: "the DAG's id"}}},
 
 	// Negotiator.
 	{Pattern: "POST " + wire.PathReschedule, Daemons: []string{Negotiator}, Level: auth.Write, Summary: "Start a negotiation cycle soon"},
@@ -105,6 +110,7 @@ var Operations = []Operation{
 	{Pattern: "POST " + wire.PathSubmitFactory, Daemons: []string{Schedd}, Level: auth.Write, Summary: "Queue a job factory (late materialization)", Request: wire.FactorySubmit{}, Response: wire.SubmitResult{}, Query: clusterParam},
 	{Pattern: "POST " + wire.PathSubmitDAG, Daemons: []string{Schedd}, Level: auth.Write, Summary: "Queue a DAG (HTCondor's DAGMan language), run by the schedd", Request: wire.DAGSubmit{}, Response: wire.SubmitResult{}, Query: clusterParam},
 	{Pattern: "POST " + wire.PathDAGs, Daemons: []string{Schedd}, Level: auth.Read, Summary: "The DAGs and their nodes", Request: wire.DAGQuery{}, Response: []wire.DAGInfo{}},
+	{Pattern: "POST " + wire.PathDAGThrottle, Daemons: []string{Schedd}, Level: auth.Write, Summary: "Change a running DAG's throttles", Request: wire.DAGThrottle{}, Response: wire.DAGThrottles{}},
 	{Pattern: "POST " + wire.PathQueue, Daemons: []string{Schedd}, Level: auth.Read, Summary: "Query job ads (constraint, projection), or batches or factories", Request: wire.JobQuery{}, Response: Ad{}, Stream: true},
 	{Pattern: "GET " + wire.PathTotals, Daemons: []string{Schedd}, Level: auth.Read, Summary: "The queue's job counts", Response: wire.QueueTotals{}},
 	{Pattern: "POST " + wire.PathAct, Daemons: []string{Schedd}, Level: auth.Write, Summary: "Remove, hold, release or vacate jobs", Request: wire.Act{}, Response: wire.ActResult{}},
@@ -112,24 +118,27 @@ var Operations = []Operation{
 	{Pattern: "POST " + wire.PathHistory, Daemons: []string{Schedd}, Level: auth.Read, Summary: "Query jobs that left the queue, newest first", Request: wire.HistoryQuery{}, Response: Ad{}, Stream: true},
 	{Pattern: "POST " + wire.PathTail, Daemons: []string{Schedd}, Level: auth.Write, Summary: "A range of a running job's file (condor_tail)", Request: wire.TailRequest{}, Response: wire.FileChunk{}},
 	{Pattern: "POST " + wire.PathShell, Daemons: []string{Schedd}, Level: auth.Write, Summary: "A shell or command in a running job's sandbox (condor_ssh_to_job), upgraded", Request: wire.ShellRequest{}, Upgrade: true},
+	{Pattern: "PUT " + wire.PathSpoolInput, Daemons: []string{Schedd}, Level: auth.Write, Summary: "A spooled job's input files, as a tar archive; the job is released (condor_submit -spool)", RawRequest: wire.ContentTypeTar, Query: jobParam},
+	{Pattern: "GET " + wire.PathSpoolOutput, Daemons: []string{Schedd}, Level: auth.Write, Summary: "A completed spooled job's output files, as a tar archive (condor_transfer_data)", RawResponse: wire.ContentTypeTar, Query: jobParam},
+	{Pattern: "POST " + wire.PathSpoolDone, Daemons: []string{Schedd}, Level: auth.Write, Summary: "Spooled jobs whose output was fetched leave the queue", Request: wire.SpoolDone{}, Response: wire.ActResult{}},
 
 	// Schedd, for the negotiator and startds.
-	{Pattern: "POST " + wire.PathResourceRequests, Daemons: []string{Schedd}, Level: auth.Daemon, Summary: "A submitter's idle jobs as autoclusters", Request: wire.RequestsQuery{}, Response: wire.ResourceRequests{}},
-	{Pattern: "POST " + wire.PathMatches, Daemons: []string{Schedd}, Level: auth.Daemon, Summary: "Slots matched to the schedd's requests", Request: wire.Matches{}, Response: wire.MatchesResult{}},
-	{Pattern: "POST " + wire.PathJobUpdate, Daemons: []string{Schedd}, Level: auth.Daemon, Summary: "An event of a running job", Request: wire.JobUpdate{}},
-	{Pattern: "GET " + wire.PathJobInput, Daemons: []string{Schedd}, Level: auth.Daemon, Summary: "One input file of a job", RawResponse: "application/octet-stream", Query: fileParams},
-	{Pattern: "PUT " + wire.PathJobOutput, Daemons: []string{Schedd}, Level: auth.Daemon, Summary: "One output file of a job", RawRequest: "application/octet-stream", Query: fileParams},
-	{Pattern: "PUT " + wire.PathJobCheckpoint, Daemons: []string{Schedd}, Level: auth.Daemon, Summary: "One file of a job's next checkpoint", RawRequest: "application/octet-stream", Query: checkpointParams},
-	{Pattern: "GET " + wire.PathJobCheckpoint, Daemons: []string{Schedd}, Level: auth.Daemon, Summary: "One file of a job's committed checkpoint", RawResponse: "application/octet-stream", Query: checkpointParams},
+	{Pattern: "POST " + wire.PathResourceRequests, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "A submitter's idle jobs as autoclusters", Request: wire.RequestsQuery{}, Response: wire.ResourceRequests{}},
+	{Pattern: "POST " + wire.PathMatches, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "Slots matched to the schedd's requests", Request: wire.Matches{}, Response: wire.MatchesResult{}},
+	{Pattern: "POST " + wire.PathJobUpdate, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "An event of a running job", Request: wire.JobUpdate{}},
+	{Pattern: "GET " + wire.PathJobInput, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "One input file of a job", RawResponse: "application/octet-stream", Query: fileParams},
+	{Pattern: "PUT " + wire.PathJobOutput, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "One output file of a job", RawRequest: "application/octet-stream", Query: fileParams},
+	{Pattern: "PUT " + wire.PathJobCheckpoint, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "One file of a job's next checkpoint", RawRequest: "application/octet-stream", Query: checkpointParams},
+	{Pattern: "GET " + wire.PathJobCheckpoint, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "One file of a job's committed checkpoint", RawResponse: "application/octet-stream", Query: checkpointParams},
 
 	// Startd.
-	{Pattern: "POST " + wire.PathClaim, Daemons: []string{Startd}, Level: auth.Daemon, Summary: "Claim a matched slot", Request: wire.ClaimRequest{}, Response: wire.ClaimResult{}},
-	{Pattern: "POST " + wire.PathActivate, Daemons: []string{Startd}, Level: auth.Daemon, Summary: "Run a job on a claimed slot", Request: wire.Activate{}},
-	{Pattern: "POST " + wire.PathAlive, Daemons: []string{Startd}, Level: auth.Daemon, Summary: "Renew a claim's lease", Request: wire.ClaimRef{}, Response: wire.AliveResult{}},
-	{Pattern: "POST " + wire.PathRelease, Daemons: []string{Startd}, Level: auth.Daemon, Summary: "Give a claimed slot back", Request: wire.ClaimRef{}},
-	{Pattern: "POST " + wire.PathVacate, Daemons: []string{Startd}, Level: auth.Daemon, Summary: "Stop a claim's job", Request: wire.Vacate{}},
-	{Pattern: "POST " + wire.PathClaimFile, Daemons: []string{Startd}, Level: auth.Daemon, Summary: "A range of a file of a claim's job", Request: wire.ClaimFile{}, Response: wire.FileChunk{}},
-	{Pattern: "POST " + wire.PathClaimShell, Daemons: []string{Startd}, Level: auth.Daemon, Summary: "A shell or command in a claim's job sandbox, upgraded", Request: wire.ClaimShell{}, Upgrade: true},
+	{Pattern: "POST " + wire.PathClaim, Daemons: []string{Startd}, Level: auth.Flock, Summary: "Claim a matched slot", Request: wire.ClaimRequest{}, Response: wire.ClaimResult{}},
+	{Pattern: "POST " + wire.PathActivate, Daemons: []string{Startd}, Level: auth.Flock, Summary: "Run a job on a claimed slot", Request: wire.Activate{}},
+	{Pattern: "POST " + wire.PathAlive, Daemons: []string{Startd}, Level: auth.Flock, Summary: "Renew a claim's lease", Request: wire.ClaimRef{}, Response: wire.AliveResult{}},
+	{Pattern: "POST " + wire.PathRelease, Daemons: []string{Startd}, Level: auth.Flock, Summary: "Give a claimed slot back", Request: wire.ClaimRef{}},
+	{Pattern: "POST " + wire.PathVacate, Daemons: []string{Startd}, Level: auth.Flock, Summary: "Stop a claim's job", Request: wire.Vacate{}},
+	{Pattern: "POST " + wire.PathClaimFile, Daemons: []string{Startd}, Level: auth.Flock, Summary: "A range of a file of a claim's job", Request: wire.ClaimFile{}, Response: wire.FileChunk{}},
+	{Pattern: "POST " + wire.PathClaimShell, Daemons: []string{Startd}, Level: auth.Flock, Summary: "A shell or command in a claim's job sandbox, upgraded", Request: wire.ClaimShell{}, Upgrade: true},
 	{Pattern: "GET /v1/startd/slots", Daemons: []string{Startd}, Level: auth.Read, Summary: "The startd's slot ads", Response: slots{}},
 	{Pattern: "POST /v1/startd/drain", Daemons: []string{Startd}, Level: auth.Administrator, Summary: "Stop taking claims (condor_drain)", Request: drain{}, Response: drainResult{}},
 	{Pattern: "POST /v1/startd/drain/cancel", Daemons: []string{Startd}, Level: auth.Administrator, Summary: "Take claims again", Response: drainResult{}},

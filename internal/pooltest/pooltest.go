@@ -60,7 +60,9 @@ func New(t testing.TB) *Pool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Startd.Java = "" // no JVM probe at each startd's start; java tests name one
+	cfg.Startd.Java = ""                 // no JVM probe at each startd's start; java tests name one
+	cfg.Startd.GPUs = "off"              // the same on a host with GPUs; GPU tests declare theirs
+	cfg.Startd.ContainerRuntime = "none" // no runtime check either; container tests name one
 	return &Pool{T: t, Name: "test", Dir: dir, Network: wire.NewMemNetwork(), Issuer: auth.NewIssuer(key, "test"), Config: cfg}
 }
 
@@ -90,11 +92,15 @@ func (p *Pool) Env(kind string) *daemon.Env {
 		w = os.Stderr
 	}
 	log := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})).With("daemon", kind)
+	verifier, err := daemon.NewVerifier(p.Config, kind, p.Issuer.Public())
+	if err != nil {
+		p.T.Fatal(err)
+	}
 	return &daemon.Env{
 		Config:   p.Config,
 		Log:      log,
 		Network:  p.Network,
-		Verifier: auth.NewVerifier(p.Issuer.Public(), p.Name),
+		Verifier: verifier,
 		Issuer:   p.Issuer,
 		Token:    p.TokenSource(kind+"@test", auth.Daemon),
 		Host:     "test",

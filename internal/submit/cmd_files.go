@@ -125,10 +125,38 @@ type transferSpec struct {
 	shouldM, whenM     *macro
 }
 
+// scheddNoTransfer are the commands whose effect needs a sandbox and a
+// transfer back: the schedd runs local and scheduler universe jobs in
+// their initial directory, with none (docs/universes.md), so a job that
+// set them would leave its files elsewhere than it asked.
+var scheddNoTransfer = [][]string{
+	{"transfer_output_remaps", "transferoutputremaps"},
+	{"output_destination", "outputdestination"},
+	{"transfer_plugins", "transferplugins"},
+	{"transfer_checkpoint_files", "transfercheckpointfiles"},
+}
+
+// noScheddTransfer refuses scheddNoTransfer's commands in a job the
+// schedd runs itself.
+func (b *builder) noScheddTransfer() error {
+	if !b.runsOnSchedd() {
+		return nil
+	}
+	for _, keys := range scheddNoTransfer {
+		if v, m := b.value(keys...); v != "" {
+			return b.errorf(m, "%s is not supported in the local and scheduler universes: Kite runs these jobs in their initial directory with no file transfer", m.name)
+		}
+	}
+	return nil
+}
+
 // stepTransfer sets ShouldTransferFiles, WhenToTransferOutput, the
 // transfer lists, FileSystemDomain and the input sizes, with
 // condor_submit's checks of contradictory settings.
 func stepTransfer(b *builder) error {
+	if err := b.noScheddTransfer(); err != nil {
+		return err
+	}
 	t, err := b.readTransfer()
 	if err != nil {
 		return err

@@ -22,6 +22,14 @@ func (b *builder) isJava() bool {
 	return ok && isLit && l.Kind == ast.IntLit && l.Int == attr.UniverseJava
 }
 
+// runsOnSchedd reports whether the job is in the scheduler or local
+// universe, which the schedd runs on its own host.
+func (b *builder) runsOnSchedd() bool {
+	u, ok := b.attr("JobUniverse")
+	l, isLit := u.(*ast.Literal)
+	return ok && isLit && l.Kind == ast.IntLit && (l.Int == attr.UniverseScheduler || l.Int == attr.UniverseLocal)
+}
+
 // stepJava sets what a java universe job needs: its class file and jar
 // files sent as inputs (the executable itself is the machine's JVM:
 // Cmd = "java", TransferExecutable = false, as condor_submit writes it),

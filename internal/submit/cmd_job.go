@@ -30,7 +30,8 @@ var universeNumbers = map[string]int{
 	"java": 10, "parallel": 11, "local": 12, "vm": 13, "docker": 5, "container": 5,
 }
 
-// stepUniverse sets JobUniverse: vanilla or java.
+// stepUniverse sets JobUniverse: vanilla or java (run at startds), or
+// scheduler or local (run by the schedd on its own host).
 func stepUniverse(b *builder) error {
 	v, m := b.value(universeKeys...)
 	if v == "" {
@@ -47,8 +48,18 @@ func stepUniverse(b *builder) error {
 	case isNum == nil && n == attr.UniverseJava, name == "java":
 		b.setInt("JobUniverse", attr.UniverseJava)
 		return nil
+	case name == universeContainer || name == universeDocker:
+		b.setInt("JobUniverse", vanillaUniverse) // a topping of vanilla (cmd_container.go)
+		b.setBool(map[string]string{universeContainer: attr.WantContainer, universeDocker: attr.WantDocker}[name], true)
+		return nil
+	case isNum == nil && n == attr.UniverseScheduler, name == "scheduler":
+		b.setInt("JobUniverse", attr.UniverseScheduler)
+		return nil
+	case isNum == nil && n == attr.UniverseLocal, name == "local":
+		b.setInt("JobUniverse", attr.UniverseLocal)
+		return nil
 	case isNum == nil && n > 0 && n <= 13, known:
-		return b.errorf(m, "universe %s is not supported: Kite runs vanilla and java universe jobs", v)
+		return b.errorf(m, "universe %s is not supported: Kite runs vanilla, java, container, docker, scheduler and local universe jobs", v)
 	}
 	return b.errorf(m, "unknown universe %q", v)
 }
@@ -71,6 +82,10 @@ func stepIwd(b *builder) error {
 // initial directory) unless the executable is not transferred.
 func stepExecutable(b *builder) error {
 	v, m := b.value(executableKeys...)
+	if v == "" && b.isContainer() {
+		b.setBool("TransferExecutable", false) // the image's entrypoint runs
+		return nil
+	}
 	if v == "" {
 		return b.errorf(nil, "no executable given: the executable command is required")
 	}

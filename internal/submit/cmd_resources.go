@@ -159,6 +159,9 @@ func stepRequirements(b *builder) error {
 // hostClauses requires the submit host's architecture and OS, or for a
 // java universe job a machine with a JVM (HasJava), as condor_submit does.
 func (b *builder) hostClauses(r *reqBuilder, refs map[string]bool) {
+	if b.containerClauses(r, refs) {
+		return
+	}
 	if b.isJava() {
 		r.and("TARGET.HasJava")
 		return
@@ -228,7 +231,7 @@ func (b *builder) customClauses(r *reqBuilder, refs map[string]bool) {
 		if n, isNum := v.NumberValue(); ok && isNum && n <= 0 {
 			continue
 		}
-		r.and("(TARGET." + tag + " >= " + attr + ")")
+		r.and(requestClause(b, tag, attr))
 	}
 }
 
@@ -277,6 +280,9 @@ func (b *builder) checkpointClause(r *reqBuilder, refs map[string]bool) {
 // transferClauses requires a machine in the submit host's file system
 // domain, or one that can transfer files, as should_transfer_files says.
 func (b *builder) transferClauses(r *reqBuilder, refs map[string]bool) {
+	if b.runsOnSchedd() {
+		return // no machine to move files to (condor_submit's mightTransfer)
+	}
 	const domain = "(TARGET.FileSystemDomain == MY.FileSystemDomain)"
 	should := b.attrString("ShouldTransferFiles")
 	if should == transferNo {

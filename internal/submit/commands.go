@@ -9,6 +9,8 @@ import "strings"
 func (x *expander) steps() []step {
 	s := []step{
 		{"universe", stepUniverse},
+		{"unsupported", stepRefused},
+		{"container_image", stepContainer},
 		{"initialdir", stepIwd},
 		{"executable", stepExecutable},
 	}
@@ -37,6 +39,7 @@ func (x *expander) steps() []step {
 			s = append(s, step{key, customRequestStep(key)})
 		}
 	}
+	s = append(s, step{"require_gpus", stepGPUs})
 	for _, key := range x.defs.order {
 		if strings.HasPrefix(key, "my.") {
 			s = append(s, step{key, attrStep(key)})

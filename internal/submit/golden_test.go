@@ -257,9 +257,13 @@ func (f *fakeFS) stat(name string) (fs.FileInfo, error) {
 	return fakeInfo{e}, nil
 }
 
-func (f *fakeFS) glob(pattern string) ([]string, error) {
+func (f *fakeFS) glob(pattern string) ([]string, error) { return globNames(f.entries, pattern) }
+
+// globNames returns the names in entries that match pattern (path.Match),
+// sorted, as filepath.Glob returns the files that match.
+func globNames[V any](entries map[string]V, pattern string) ([]string, error) {
 	var out []string
-	for name := range f.entries {
+	for name := range entries {
 		ok, err := path.Match(pattern, name)
 		if err != nil {
 			return nil, err

@@ -323,7 +323,7 @@ func unknownNames(stmts []stmt) []Warning {
 
 // unknownKey says what is wrong with one unknown or ignored name.
 func unknownKey(name, key string) string {
-	if reason, ok := ignoredCommands[key]; ok {
+	if reason, ok := ignoredReason(key); ok {
 		if reason == "" {
 			reason = "Kite ignores it"
 		}

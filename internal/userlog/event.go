@@ -29,6 +29,13 @@ const (
 	Reconnected     Code = 23
 	ReconnectFailed Code = 24
 	JobAdInfo       Code = 28
+	// A late-materialization cluster's events: its factory's submit and
+	// removal (the cluster left the queue), a hold pausing it, a release
+	// resuming it. Their job is the cluster's, proc -1.
+	ClusterSubmit  Code = 35
+	ClusterRemove  Code = 36
+	FactoryPaused  Code = 37
+	FactoryResumed Code = 38
 )
 
 var codeNames = map[Code]string{
@@ -38,7 +45,21 @@ var codeNames = map[Code]string{
 	Suspended: "JobSuspended", Unsuspended: "JobUnsuspended", Held: "JobHeld",
 	Released: "JobReleased", RemoteError: "RemoteError", Disconnected: "JobDisconnected",
 	Reconnected: "JobReconnected", ReconnectFailed: "JobReconnectFailed", JobAdInfo: "JobAdInformation",
+	ClusterSubmit: "ClusterSubmit", ClusterRemove: "ClusterRemove", FactoryPaused: "FactoryPaused",
+	FactoryResumed: "FactoryResumed",
 }
+
+// Completion says how a factory ended (ClusterRemove), as HTCondor's
+// ClusterRemoveEvent does.
+type Completion int
+
+// A factory's completions.
+const (
+	CompletionError      Completion = -1 // the factory failed
+	CompletionIncomplete Completion = 0  // removed with procs left to make
+	CompletionComplete   Completion = 1  // every proc made
+	CompletionPaused     Completion = 2  // removed while held
+)
 
 // String returns the event's HTCondor name (JobTerminated, ...).
 func (c Code) String() string {
@@ -102,6 +123,15 @@ type Event struct {
 	// ImageSize event.
 	Size, MemoryMB, RSSKB int64
 
-	// Notes is the submit event's note line (SubmitEventNotes).
+	// Notes is the submit event's note line (SubmitEventNotes), or a
+	// ClusterRemove's notes.
 	Notes string
+
+	// A factory's progress and end (ClusterRemove): the procs it made,
+	// from how many items, and how it ended.
+	Materialized, Items int64
+	Completion          Completion
+	// PauseCode says why a factory paused (FactoryPaused: 1, a hold), with
+	// the hold's code (HoldCode) and Reason.
+	PauseCode int
 }

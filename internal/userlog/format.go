@@ -81,8 +81,11 @@ func (o Options) timeText(buf []byte, t time.Time) []byte {
 	return buf
 }
 
-// pad3 writes n with at least three digits, as %03d does.
+// pad3 writes n with at least three digits, as %03d does (-1 is "-01").
 func pad3(buf []byte, n int64) []byte {
+	if n < 0 && n > -10 {
+		return strconv.AppendInt(append(buf, "-0"...), -n, 10)
+	}
 	if n >= 0 && n < 100 {
 		buf = append(buf, '0')
 		if n < 10 {
@@ -155,6 +158,56 @@ var bodies = map[Code]func([]byte, *Event) []byte{
 	ReconnectFailed: func(b []byte, ev *Event) []byte {
 		return fmt.Appendf(b, "Job reconnection failed\n    %s\n    Can not reconnect to %s, rescheduling job\n", ev.Reason, ev.Slot)
 	},
+	ClusterSubmit: func(b []byte, ev *Event) []byte {
+		b = fmt.Appendf(b, "Cluster submitted from host: %s\n", ev.Host)
+		if ev.Notes != "" {
+			b = fmt.Appendf(b, "    %s\n", ev.Notes)
+		}
+		return b
+	},
+	ClusterRemove: clusterRemoved,
+	FactoryPaused: func(b []byte, ev *Event) []byte {
+		b = append(b, "Job Materialization Paused\n"...)
+		if ev.Reason != "" || ev.PauseCode != 0 {
+			b = fmt.Appendf(b, "\t%s\n", ev.Reason)
+		}
+		if ev.PauseCode != 0 {
+			b = fmt.Appendf(b, "\tPauseCode %d\n", ev.PauseCode)
+		}
+		if ev.HoldCode != 0 {
+			b = fmt.Appendf(b, "\tHoldCode %d\n", ev.HoldCode)
+		}
+		return b
+	},
+	FactoryResumed: func(b []byte, ev *Event) []byte {
+		b = append(b, "Job Materialization Resumed\n"...)
+		if ev.Reason != "" {
+			b = fmt.Appendf(b, "\t%s\n", ev.Reason)
+		}
+		return b
+	},
+}
+
+// clusterRemoved writes a ClusterRemove event: the factory's progress
+// and how it ended. (HTCondor writes the progress and the completion on
+// one line, a tab between them.)
+func clusterRemoved(b []byte, ev *Event) []byte {
+	b = append(b, "Cluster removed\n"...)
+	b = fmt.Appendf(b, "\tMaterialized %d jobs from %d items.", ev.Materialized, ev.Items)
+	switch c := ev.Completion; {
+	case c <= CompletionError:
+		b = fmt.Appendf(b, "\tError %d\n", int(c))
+	case c == CompletionComplete:
+		b = append(b, "\tComplete\n"...)
+	case c >= CompletionPaused:
+		b = append(b, "\tPaused\n"...)
+	default:
+		b = append(b, "\tIncomplete\n"...)
+	}
+	if ev.Notes != "" {
+		b = fmt.Appendf(b, "\t%s\n", ev.Notes)
+	}
+	return b
 }
 
 // terminated writes a terminated event: how the job ended, its usage, its

@@ -92,7 +92,7 @@ func (r *Reader) readLine() (string, error) {
 }
 
 // headerRE matches "005 (012.003.000) 2026-11-22 13:09:28 text".
-var headerRE = regexp.MustCompile(`^(\d{3}) \((\d+)\.(\d+)\.(\d+)\) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{3})?Z?|\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d{3})?Z?) ?(.*)$`)
+var headerRE = regexp.MustCompile(`^(\d{3}) \((-?\d+)\.(-?\d+)\.(-?\d+)\) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{3})?Z?|\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d{3})?Z?) ?(.*)$`)
 
 // parse reads one event's lines.
 func (r *Reader) parse(lines []string, first int) (Event, error) {
@@ -161,8 +161,53 @@ func details(ev *Event, text string, body []string) {
 	case RemoteError:
 		rest := strings.TrimPrefix(text, "Error from ")
 		ev.Slot, ev.Reason, _ = strings.Cut(rest, ": ")
+	case ClusterSubmit:
+		ev.Host = strings.TrimSpace(strings.TrimPrefix(text, "Cluster submitted from host:"))
+		if len(trimmed) > 0 {
+			ev.Notes = trimmed[0]
+		}
+	case ClusterRemove:
+		clusterRemoval(ev, trimmed)
+	case FactoryPaused:
+		for i, l := range trimmed {
+			switch {
+			case strings.HasPrefix(l, "PauseCode "):
+				fmt.Sscanf(l, "PauseCode %d", &ev.PauseCode)
+			case strings.HasPrefix(l, "HoldCode "):
+				fmt.Sscanf(l, "HoldCode %d", &ev.HoldCode)
+			case i == 0:
+				ev.Reason = l
+			}
+		}
+	case FactoryResumed:
+		if len(trimmed) > 0 {
+			ev.Reason = trimmed[0]
+		}
 	default:
 		ev.Reason = text
+	}
+}
+
+// clusterRemoval reads a factory's progress, completion and notes.
+func clusterRemoval(ev *Event, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	progress, end, _ := strings.Cut(lines[0], "items.")
+	fmt.Sscanf(progress, "Materialized %d jobs from %d", &ev.Materialized, &ev.Items)
+	end = strings.TrimSpace(end)
+	switch {
+	case end == "Complete":
+		ev.Completion = CompletionComplete
+	case end == "Paused":
+		ev.Completion = CompletionPaused
+	case strings.HasPrefix(end, "Error"):
+		n := int(CompletionError)
+		fmt.Sscanf(end, "Error %d", &n)
+		ev.Completion = Completion(n)
+	}
+	if len(lines) > 1 {
+		ev.Notes = lines[1]
 	}
 }
 

@@ -39,6 +39,14 @@ var sample = []Event{
 	{Code: Unsuspended, Job: JobID{Cluster: 12}, Time: at},
 	{Code: RemoteError, Job: JobID{Cluster: 12}, Time: at, Slot: "slot1@node2", Reason: "input file in.dat: no such file"},
 	{Code: Generic, Job: JobID{Cluster: 12}, Time: at, Reason: "a note"},
+	// Late materialization's cluster events (HTCondor's ClusterSubmitEvent,
+	// ClusterRemoveEvent, FactoryPausedEvent, FactoryResumedEvent).
+	{Code: ClusterSubmit, Job: JobID{Cluster: 13, Proc: -1}, Time: at, Host: "<10.0.0.1:9618>"},
+	{Code: FactoryPaused, Job: JobID{Cluster: 13, Proc: -1}, Time: at, Reason: "via kite hold (by user alice)", PauseCode: 1, HoldCode: 1},
+	{Code: FactoryResumed, Job: JobID{Cluster: 13, Proc: -1}, Time: at, Reason: "via kite release (by user alice)"},
+	{Code: ClusterRemove, Job: JobID{Cluster: 13, Proc: -1}, Time: at, Materialized: 7, Items: 7, Completion: CompletionIncomplete},
+	{Code: ClusterRemove, Job: JobID{Cluster: 14, Proc: -1}, Time: at, Materialized: 3, Items: 3, Completion: CompletionComplete},
+	{Code: ClusterRemove, Job: JobID{Cluster: 15, Proc: -1}, Time: at, Materialized: 2, Items: 2, Completion: CompletionPaused, Notes: "held"},
 }
 
 // The text of each event is HTCondor's; a golden file holds it.
@@ -110,15 +118,19 @@ func checkDetails(t *testing.T, i int, got, want Event) {
 		ReturnCode, Signal     int
 		RunRemote, TotalRemote Usage
 		Size, MemoryMB, RSSKB  int64
+		Materialized, Items    int64
+		Completion             Completion
+		PauseCode              int
 	}
 	pick := func(e Event) details {
-		return details{e.Host, e.Slot, e.Notes, e.HoldCode, e.HoldSubCode, e.Normal, e.ReturnCode, e.Signal, e.RunRemote, e.TotalRemote, e.Size, e.MemoryMB, e.RSSKB}
+		return details{e.Host, e.Slot, e.Notes, e.HoldCode, e.HoldSubCode, e.Normal, e.ReturnCode, e.Signal, e.RunRemote, e.TotalRemote, e.Size, e.MemoryMB, e.RSSKB,
+			e.Materialized, e.Items, e.Completion, e.PauseCode}
 	}
 	if pick(got) != pick(want) {
 		t.Errorf("event %d: got %+v, want %+v", i, pick(got), pick(want))
 	}
 	switch want.Code {
-	case Aborted, Held, Released, ShadowException, RemoteError:
+	case Aborted, Held, Released, ShadowException, RemoteError, FactoryPaused, FactoryResumed:
 		if got.Reason != want.Reason {
 			t.Errorf("event %d: reason %q, want %q", i, got.Reason, want.Reason)
 		}

@@ -52,6 +52,15 @@ func NewConnector(o ConnectorOptions) *Connector {
 	return c
 }
 
+// WithToken returns a connector that presents the tokens of token
+// instead, sharing c's connections: a daemon calls the daemons of another
+// pool with the tokens for that pool.
+func (c *Connector) WithToken(token func() (string, error)) *Connector {
+	w := *c
+	w.token = token
+	return &w
+}
+
 // StaticToken is a token source that always presents tok.
 func StaticToken(tok string) func() (string, error) {
 	return func() (string, error) { return tok, nil }

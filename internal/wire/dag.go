@@ -43,6 +43,13 @@ type DAGQuery struct {
 	Owners []string `json:"owners,omitempty"`
 	// Finished includes DAGs that have finished.
 	Finished bool `json:"finished,omitempty"`
+	// AdsOnly leaves out the nodes (a list of DAGs); Graph adds each
+	// node's parents and its job's JobStatus (a picture of the DAG).
+	AdsOnly bool `json:"ads_only,omitempty"`
+	Graph   bool `json:"graph,omitempty"`
+	// MaxNodes, with Graph, bounds the nodes sent: a DAG of more comes
+	// as Layers, its nodes counted by depth, instead (0: no bound).
+	MaxNodes int `json:"max_nodes,omitempty"`
 }
 
 // DAGInfo is a DAG and its nodes.
@@ -51,6 +58,17 @@ type DAGInfo struct {
 	// DAG_NodesDone, DAG_NodesFailed, DAG_Status ... as JSON.
 	Ad    json.RawMessage `json:"ad"`
 	Nodes []DAGNode       `json:"nodes"`
+	// Layers counts the nodes by depth instead of Nodes (DAGQuery.MaxNodes).
+	Layers []DAGLayer `json:"layers,omitempty"`
+}
+
+// DAGLayer counts the nodes of one depth of a DAG (the longest path to
+// them from a node without parents) by their status (STATUS_DONE ...);
+// Running is how many of the STATUS_SUBMITTED ones have a running job.
+type DAGLayer struct {
+	Depth    int            `json:"depth"`
+	Statuses map[string]int `json:"statuses"`
+	Running  int            `json:"running,omitempty"`
 }
 
 // DAGNode is one node of a DAG.
@@ -61,4 +79,31 @@ type DAGNode struct {
 	Cluster int64  `json:"cluster,omitempty"`
 	Return  int    `json:"return,omitempty"`
 	Detail  string `json:"detail,omitempty"`
+	// Parents (node indexes) and JobStatus (of its job in the queue, 0
+	// when none) are sent for DAGQuery.Graph alone.
+	Parents   []int `json:"parents,omitempty"`
+	JobStatus int64 `json:"job_status,omitempty"`
+}
+
+// PathDAGThrottle is POST: change a DAG's throttles while it runs
+// (HTCondor's htcondor dag throttle; body DAGThrottle → DAGThrottles, the
+// throttles in effect; WRITE, the DAG's owner or an administrator).
+const PathDAGThrottle = "/v1/dags/throttle"
+
+// DAGThrottle names a DAG and the throttles to change (nil: unchanged;
+// 0: no limit).
+type DAGThrottle struct {
+	ID      int64 `json:"id"`
+	MaxJobs *int  `json:"maxjobs,omitempty"`
+	MaxIdle *int  `json:"maxidle,omitempty"`
+	MaxPre  *int  `json:"maxpre,omitempty"`
+	MaxPost *int  `json:"maxpost,omitempty"`
+}
+
+// DAGThrottles are a DAG's throttles (0: no limit).
+type DAGThrottles struct {
+	MaxJobs int `json:"maxjobs"`
+	MaxIdle int `json:"maxidle"`
+	MaxPre  int `json:"maxpre"`
+	MaxPost int `json:"maxpost"`
 }

@@ -78,6 +78,35 @@ type JobUpdate struct {
 	// files, by their names in the sandbox, comma separated.
 	Checkpoint      int    `json:"checkpoint,omitempty"`
 	CheckpointFiles string `json:"checkpoint_files,omitempty"`
+
+	// On a run's last event: the run's file transfers, and its activation
+	// times once its process began. (Pointers keep the update comparable.)
+	Transfers  *RunTransfers    `json:"transfers,omitempty"`
+	Activation *ActivationTimes `json:"activation,omitempty"`
+}
+
+// RunTransfers are a run's file transfers by method, named as HTCondor's
+// statistics name them: "Cedar" for files moved with the schedd, a URL
+// scheme upper-cased for a plugin's ("HTTPS").
+type RunTransfers struct {
+	In  map[string]TransferCount `json:"in,omitempty"`
+	Out map[string]TransferCount `json:"out,omitempty"`
+}
+
+// TransferCount is what one method moved in one direction in a run.
+type TransferCount struct {
+	Files int64 `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+// ActivationTimes are a run's phases as its starter saw them, in seconds:
+// from the activation to the job's process starting (setup: sandbox and
+// input transfer), the process's run (execution), and from its end to the
+// run's last event (teardown: output transfer).
+type ActivationTimes struct {
+	SetupSeconds     float64 `json:"setup_seconds"`
+	ExecutionSeconds float64 `json:"execution_seconds"`
+	TeardownSeconds  float64 `json:"teardown_seconds"`
 }
 
 // JobUpdateResult answers a JobUpdate.

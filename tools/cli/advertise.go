@@ -37,7 +37,7 @@ Advertising needs a token with the DAEMON level.`,
 			}
 			var res wire.UpdateAdsResult
 			body := classad.AppendJSONArray(nil, ads)
-			if err := conn.Client(cfg.Pool.Collector).CallRaw(c.Context(), "POST", wire.PathAds, body, &res); err != nil {
+			if err := conn.Collectors(cfg.Pool.CollectorAddrs()).CallRaw(c.Context(), "POST", wire.PathAds, body, &res); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "Sent %d ad(s): %d stored, %d older than the collector's.\n", len(ads), res.Stored, res.Stale)

@@ -75,11 +75,11 @@ func analyzeAds(ctx context.Context, g *globals, w io.Writer, jobs []*classad.Ad
 	if err != nil {
 		return err
 	}
-	slots, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), wire.Query{Type: attr.TypeSlot})
+	slots, err := queryAds(ctx, conn.Collectors(cfg.Pool.CollectorAddrs()), wire.Query{Type: attr.TypeSlot})
 	if err != nil {
 		return fmt.Errorf("reading the pool's slots: %w", err)
 	}
-	negs, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), wire.Query{Type: attr.TypeNegotiator})
+	negs, err := queryAds(ctx, conn.Collectors(cfg.Pool.CollectorAddrs()), wire.Query{Type: attr.TypeNegotiator})
 	if err != nil {
 		return fmt.Errorf("reading the negotiator's ad: %w", err)
 	}

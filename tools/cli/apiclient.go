@@ -17,5 +17,5 @@ func (g *globals) apiClient(c *config.Config) (*api.Client, error) {
 	if err != nil && !errors.Is(err, auth.ErrNoToken) {
 		return nil, err
 	}
-	return api.NewClient(api.Config{Collector: c.Pool.Collector, Token: tok}), nil
+	return api.NewClient(api.Config{Collector: c.Pool.Collector, Collectors: c.Pool.Collectors, Token: tok}), nil
 }

@@ -58,7 +58,8 @@ func TestHTCondorArgs(t *testing.T) {
 		{"condor_submit", []string{"-dry-run", "ads.out", "job.sub"}, []string{"submit", "--dry-run=ads.out", "job.sub"}, ""},
 		{"condor_submit", []string{"-dry-run", "-terse", "job.sub"}, []string{"submit", "--dry-run", "--terse", "job.sub"}, ""},
 		{"kite", []string{"submit", "--dry-run", "job.sub"}, []string{"submit", "--dry-run", "job.sub"}, ""},
-		{"condor_submit", []string{"-spool", "job.sub"}, nil, "option -spool is not supported: Kite has no spooling"},
+		{"condor_submit", []string{"-spool", "job.sub"}, []string{"submit", "--spool", "job.sub"}, ""},
+		{"condor_submit", []string{"-remote", "sched", "job.sub"}, []string{"submit", "--remote", "sched", "job.sub"}, ""},
 		{"condor_store_cred", nil, nil, "condor_store_cred is not supported"},
 		// condor_tail(1), condor_vacate_job(1).
 		{"condor_tail", []string{"-follow", "-maxbytes", "10", "-no-stdout", "1.0", "out.dat"}, []string{"tail", "--follow", "--maxbytes", "10", "--no-stdout", "1.0", "out.dat"}, ""},

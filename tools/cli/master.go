@@ -203,7 +203,7 @@ func (g *globals) findMaster(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ads, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), wire.Query{Type: attr.TypeMaster,
+	ads, err := queryAds(ctx, conn.Collectors(cfg.Pool.CollectorAddrs()), wire.Query{Type: attr.TypeMaster,
 		Projection: []string{attr.Name, attr.Machine, attr.MyAddress}})
 	if err != nil {
 		return "", fmt.Errorf("finding the master: %w", err)

@@ -50,13 +50,29 @@ func negotiatorClient(ctx context.Context, g *globals, addr string) (*wire.Clien
 	if addr != "" {
 		return conn.Client(addr), nil
 	}
-	ads, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), wire.Query{Type: attr.TypeNegotiator, Projection: []string{attr.MyAddress}})
+	ads, err := queryAds(ctx, conn.Collectors(cfg.Pool.CollectorAddrs()), wire.Query{Type: attr.TypeNegotiator, Projection: []string{attr.MyAddress, attr.RaftState}})
 	if err != nil {
 		return nil, err
 	}
+	// In a Raft group, the leader first (a follower passes changes on to
+	// it); the first that answers.
+	var leaders, others []string
 	for _, ad := range ads {
-		if a := str(ad, attr.MyAddress); a != "" {
-			return conn.Client(a), nil
+		switch a := str(ad, attr.MyAddress); {
+		case a == "":
+		case str(ad, attr.RaftState) == "Leader":
+			leaders = append(leaders, a)
+		default:
+			others = append(others, a)
+		}
+	}
+	for _, a := range append(leaders, others...) {
+		cl := conn.Client(a)
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := cl.Call(pctx, "GET", wire.PathCycle, nil, nil)
+		cancel()
+		if !errors.Is(err, wire.ErrUnreachable) {
+			return cl, nil
 		}
 	}
 	return nil, errors.New("no negotiator in the pool (kite status -negotiator shows none)")

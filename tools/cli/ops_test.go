@@ -16,31 +16,9 @@ import (
 // install guide's configuration files word for word, and makes the tokens
 // the guide makes: the guide is what is tested.
 func TestInstallGuideIsTheThreeHostTest(t *testing.T) {
-	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "install.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	script, err := txtar.ParseFile(filepath.Join("testdata", "script", "ops_three_hosts.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, f := range script.Files {
-		files[f.Name] = string(f.Data)
-	}
-	blocks := tomlBlocks(string(guide))
-	for host, file := range map[string]string{"cm.example.org": "guide/cm.toml", "submit.example.org": "guide/submit.toml", "exec1.example.org": "guide/exec.toml"} {
-		block, ok := blocks[host]
-		if !ok {
-			t.Errorf("docs/install.md has no configuration for %s", host)
-			continue
-		}
-		if files[file] != block {
-			t.Errorf("%s in the test differs from the guide's configuration of %s:\n--- test\n%s--- guide\n%s", file, host, files[file], block)
-		}
-	}
+	guide, script := guideScript(t, "ops_three_hosts.txtar", map[string]string{"cm.example.org": "guide/cm.toml", "submit.example.org": "guide/submit.toml", "exec1.example.org": "guide/exec.toml"})
 	tokens := regexp.MustCompile(`kite token create --identity (\S+) --levels (\S+)`)
-	for _, m := range tokens.FindAllStringSubmatch(string(guide), -1) {
+	for _, m := range tokens.FindAllStringSubmatch(guide, -1) {
 		if m[1] == "prometheus" {
 			continue // docs/metrics.md's
 		}
@@ -48,10 +26,47 @@ func TestInstallGuideIsTheThreeHostTest(t *testing.T) {
 			t.Errorf("the test does not make the guide's token: %s", m[0])
 		}
 	}
-	if !strings.Contains(string(guide), "kite init --dir /etc/kite --name lab --collector 192.0.2.10:9618 --admin root") ||
+	if !strings.Contains(guide, "kite init --dir /etc/kite --name lab --collector 192.0.2.10:9618 --admin root") ||
 		!strings.Contains(string(script.Comment), "kite init --dir cm --name lab --collector 127.0.0.1:$PORT --admin root") {
 		t.Errorf("the guide and the test create the pool differently")
 	}
+}
+
+// guideScript reads docs/install.md and the testscript testdata/script/NAME,
+// and checks that each of the script's files in files (by the guide's host)
+// is the guide's configuration of that host word for word. It returns the
+// guide and the script for the caller's further checks.
+func guideScript(t *testing.T, name string, files map[string]string) (string, *txtar.Archive) {
+	t.Helper()
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "install.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := txtar.ParseFile(filepath.Join("testdata", "script", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]string{}
+	for _, f := range script.Files {
+		data[f.Name] = string(f.Data)
+	}
+	blocks := tomlBlocks(string(guide))
+	for host, file := range files {
+		block, ok := blocks[host]
+		if !ok {
+			t.Errorf("docs/install.md has no configuration for %s", host)
+			continue
+		}
+		got, ok := data[file]
+		if !ok {
+			t.Errorf("the test has no %s", file)
+			continue
+		}
+		if got != block {
+			t.Errorf("%s in the test differs from the guide's configuration of %s:\n--- test\n%s--- guide\n%s", file, host, got, block)
+		}
+	}
+	return string(guide), script
 }
 
 // tomlBlocks returns the guide's fenced TOML blocks that begin with

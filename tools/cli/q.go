@@ -175,7 +175,7 @@ func (g *globals) scheddNames(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ads, err := scheddAds(ctx, conn.Client(cfg.Pool.Collector))
+	ads, err := scheddAds(ctx, conn.Collectors(cfg.Pool.CollectorAddrs()))
 	if err != nil {
 		return nil, fmt.Errorf("finding the schedds: %w", err)
 	}

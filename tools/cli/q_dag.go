@@ -65,9 +65,13 @@ func dagTable(ads []*classad.Ad, infos []wire.DAGInfo) *table {
 	return t
 }
 
-// dagStatusName names a DAG ad's DAG_Status, "running" until it ends.
+// dagStatusName names a DAG ad's DAG_Status, "running" (or "held") until
+// it ends.
 func dagStatusName(ad *classad.Ad) string {
 	if _, done := ad.Lookup(attr.ExitCode); !done {
+		if str(ad, attr.JobStatus) == strconv.Itoa(attr.Held) {
+			return "held"
+		}
 		return "running"
 	}
 	switch str(ad, attr.DAGStatus) {

@@ -116,6 +116,9 @@ func userlogJobs(path string) ([]*classad.Ad, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ev.Job.Proc < 0 {
+			continue // a cluster's event (late materialization's), not a job's
+		}
 		id := userlog.JobID{Cluster: ev.Job.Cluster, Proc: ev.Job.Proc}
 		ad := jobs[id]
 		if ad == nil {

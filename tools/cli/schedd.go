@@ -56,7 +56,7 @@ func (g *globals) findSchedd(ctx context.Context, name string) (*scheddConn, err
 	if err != nil {
 		return nil, err
 	}
-	ads, err := scheddAds(ctx, conn.Client(cfg.Pool.Collector))
+	ads, err := scheddAds(ctx, conn.Collectors(cfg.Pool.CollectorAddrs()))
 	if err != nil && name == "" {
 		return nil, fmt.Errorf("finding the schedd: %w", err)
 	}
@@ -106,7 +106,7 @@ func (g *globals) findSchedd(ctx context.Context, name string) (*scheddConn, err
 // scheddAds returns the pool's Scheduler ads. A pool just started may
 // not show its schedd yet: an empty answer is asked again for a few
 // seconds.
-func scheddAds(ctx context.Context, c *wire.Client) ([]*classad.Ad, error) {
+func scheddAds(ctx context.Context, c adStreamer) ([]*classad.Ad, error) {
 	q := wire.Query{Type: attr.TypeScheduler, Projection: []string{attr.Name, attr.MyAddress}}
 	deadline := time.Now().Add(scheddWait)
 	for {

@@ -18,6 +18,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/sita"
+	"github.com/kite-sched/kite/internal/sitatune"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -672,7 +673,7 @@ func writeSitaKeys(b *strings.Builder, hc sita.HostConfig, interval int) {
 	fmt.Fprintf(b, "attribute = %s\nintervals = %d\ninterval = %d\nsource = %s\n",
 		strconv.Quote(hc.Attribute), hc.Intervals, interval, strconv.Quote(hc.Source))
 	if hc.K != 0 {
-		fmt.Fprintf(b, "k = %s\np = %s\na = %s\n", tomlFloat(hc.K), tomlFloat(hc.P), tomlFloat(hc.A))
+		fmt.Fprintf(b, "k = %s\np = %s\na = %s\n", sitatune.Real(hc.K), sitatune.Real(hc.P), sitatune.Real(hc.A)) // a ClassAd real literal is a TOML float too
 	}
 }
 
@@ -698,18 +699,6 @@ func rangeNote(iv *sita.Intervals, i int) string {
 		close = "]"
 	}
 	return fmt.Sprintf(", sizes [%s, %s%s", bound(iv.Lower(i)), bound(iv.Upper(i)), close)
-}
-
-// tomlFloat writes a float as a TOML float.
-func tomlFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
-		s = strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
 }
 
 // ---- loads ----
@@ -867,7 +856,7 @@ func (o *sitaLoadsOptions) slotIntervals(ctx context.Context) (map[string]int, e
 	}
 	q := wire.Query{Type: attr.TypeSlot, Constraint: sita.AttrInterval + " isnt undefined",
 		Projection: []string{attr.Name, sita.AttrInterval, sita.AttrIntervals}}
-	ads, err := queryAds(ctx, conn.Client(cfg.Pool.Collector), q)
+	ads, err := queryAds(ctx, conn.Collectors(cfg.Pool.CollectorAddrs()), q)
 	if err != nil {
 		return nil, fmt.Errorf("asking the collector for the slots' intervals: %w", err)
 	}

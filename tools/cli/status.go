@@ -30,6 +30,8 @@ type statusOptions struct {
 	format                                      printfFormat
 	attributes                                  []string
 	startd, avail, claimed                      bool
+	gpus                                        bool // condor_status -gpus (status_gpus.go)
+	stderr                                      io.Writer
 }
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -44,6 +46,7 @@ slots that could run a job now, -claimed the claimed ones. HTCondor's
 single-dash options work too: kite status -af Name Memory, -format '%s\n' Name.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.afSet = c.Flags().Changed("af")
+			o.stderr = c.ErrOrStderr()
 			return o.run(c.Context(), c.OutOrStdout(), args)
 		},
 	}
@@ -67,6 +70,7 @@ single-dash options work too: kite status -af Name Memory, -format '%s\n' Name.`
 	f.BoolVar(&o.startd, "startd", false, "show slots (the default)")
 	f.BoolVar(&o.avail, "avail", false, "show slots that are available to run a job: unclaimed and idle")
 	f.BoolVar(&o.claimed, "claimed", false, "show claimed slots")
+	f.BoolVar(&o.gpus, "gpus", false, "show the slots with GPUs: their GPUs, GPU memory and model")
 	return c
 }
 
@@ -128,8 +132,8 @@ func (o *statusOptions) options(args []string) (*autoFormat, []string, error) {
 		return nil, nil, usageError{errors.New("-af and -format may not be used together")}
 	case len(o.attributes) > 0 && !o.long && !o.json:
 		return nil, nil, usageError{errors.New("-attributes goes with -long or -json")}
-	case (o.avail || o.claimed) && o.adType() != attr.TypeSlot:
-		return nil, nil, usageError{errors.New("-avail and -claimed select slots")}
+	case (o.avail || o.claimed || o.gpus) && o.adType() != attr.TypeSlot:
+		return nil, nil, usageError{errors.New("-avail, -claimed and -gpus select slots")}
 	case !o.afSet:
 		return nil, args, nil
 	}
@@ -155,6 +159,9 @@ func (o *statusOptions) query(names []string) string {
 	if o.claimed {
 		parts = append(parts, `(State == "Claimed")`)
 	}
+	if o.gpus {
+		parts = append(parts, gpuSlots)
+	}
 	if len(names) > 0 {
 		var or []string
 		for _, n := range names {
@@ -175,11 +182,24 @@ func (o *statusOptions) fetch(ctx context.Context, q wire.Query) ([]*classad.Ad,
 	if err != nil {
 		return nil, err
 	}
-	return client.Collector().QueryAll(ctx, q)
+	coll := client.Collector()
+	ads, err := coll.QueryAll(ctx, q)
+	if err == nil && len(cfg.Pool.Collectors) > 1 {
+		// Several collectors: say which one answered (condor_status
+		// names the pool it asked).
+		fmt.Fprintf(o.stderr, "-- answered by the collector at %s\n", coll.Addr())
+	}
+	return ads, err
+}
+
+// adStreamer is a collector's client, or the pool's collectors'
+// (wire.Collectors: the first that answers).
+type adStreamer interface {
+	Stream(ctx context.Context, method, path string, in any, each func(item json.RawMessage) error) error
 }
 
 // queryAds runs a collector query and decodes the streamed ads.
-func queryAds(ctx context.Context, c *wire.Client, q wire.Query) ([]*classad.Ad, error) {
+func queryAds(ctx context.Context, c adStreamer, q wire.Query) ([]*classad.Ad, error) {
 	var ads []*classad.Ad
 	err := c.Stream(ctx, "POST", wire.PathQuery, q, func(item json.RawMessage) error {
 		ad, err := classad.ParseJSON(item)
@@ -195,7 +215,12 @@ func queryAds(ctx context.Context, c *wire.Client, q wire.Query) ([]*classad.Ad,
 func (o *statusOptions) printTable(w io.Writer, ads []*classad.Ad) error {
 	switch o.adType() {
 	case attr.TypeSlot:
-		if !o.total {
+		if o.gpus && !o.total {
+			if err := gpuTable(ads).write(w); err != nil {
+				return err
+			}
+			fmt.Fprintln(w)
+		} else if !o.total {
 			if err := slotTable(ads).write(w); err != nil {
 				return err
 			}

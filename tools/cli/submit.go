@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,10 @@ type submitOptions struct {
 	verbose   bool
 	// interactive: a placeholder job with a shell in it (submit_interactive.go)
 	interactive bool
+	// spool sends the jobs' input files to the schedd (submit_spool.go);
+	// remote is -remote NAME: --name NAME --spool.
+	spool  bool
+	remote string
 }
 
 func init() { addCommand(newSubmitCmd) }
@@ -56,6 +61,11 @@ without one (with condor_submit's single-dash -queue, the words up to the
 next option); --batch-name NAME sets JobBatchName over the file's;
 --terse prints "C.first - C.last"; --verbose (implied by FILE "-" unless
 --terse) prints each job's ad after "** Proc C.P:"; --file FILE is FILE.
+
+--spool (condor_submit -spool; --remote NAME is --name NAME --spool)
+sends each job's input files to the schedd, which keeps them and runs the
+job from its copy; the completed job stays in the queue with its output
+until kite transfer_data fetches it (docs/transfer.md).
 
 --dry-run prints the job ads instead, in long form, and sends nothing;
 --dry-run=FILE (condor_submit's -dry-run FILE) writes them to FILE and
@@ -87,6 +97,8 @@ gives up after that long ("Time expired."). See docs/progress.md.`,
 	f.StringVar(&o.file, "file", "", "the submit description file (as FILE)")
 	f.BoolVar(&o.terse, "terse", false, `print only the job ids: "C.first - C.last"`)
 	f.BoolVar(&o.verbose, "verbose", false, `print each job's ad after "** Proc C.P:" instead of the summary`)
+	f.BoolVar(&o.spool, "spool", false, "send the jobs' input files to the schedd, which keeps them and the output until kite transfer_data fetches it")
+	f.StringVar(&o.remote, "remote", "", "submit to this schedd, spooling the input (--name NAME --spool)")
 	f.BoolVar(&o.interactive, "interactive", false, "claim a slot for a shell: submit a placeholder job, open a shell in it once it runs, remove it when the shell exits")
 	return c
 }
@@ -139,6 +151,15 @@ func (o *submitOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 			return err
 		}
 	}
+	if o.remote != "" {
+		if o.name != "" && o.name != o.remote {
+			return usageError{fmt.Errorf("--remote %s and --name %s name two schedds", o.remote, o.name)}
+		}
+		o.name, o.spool = o.remote, true
+	}
+	if o.spool && o.interactive {
+		return usageError{errors.New("--spool (or --remote) and --interactive cannot be used together")}
+	}
 	if o.wait.on && o.interval <= 0 {
 		return usageError{fmt.Errorf("--interval must be positive")}
 	}
@@ -168,9 +189,18 @@ func (o *submitOptions) run(ctx context.Context, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return err
 	}
-	res, c, err := sendCluster(ctx, s.client, d, env, stderr)
+	var prepare func(*submit.Cluster) error
+	if o.spool {
+		prepare = prepareSpool
+	}
+	res, c, err := sendCluster(ctx, s.client, d, env, stderr, prepare)
 	if err != nil {
 		return err
+	}
+	if o.spool {
+		if err := sendInputs(ctx, s.client, c); err != nil {
+			return err
+		}
 	}
 	if err := o.report(stdout, c, res.Procs, res.Cluster, "submitted", verbose); err != nil {
 		return err
@@ -244,12 +274,13 @@ func (o *submitOptions) report(w io.Writer, c *submit.Cluster, procs int, cluste
 // submitTo asks the schedd for a cluster id, expands the description with
 // it and sends the cluster: the code path of kite submit.
 func submitTo(ctx context.Context, c *wire.Client, d *submit.Description, env submit.Env, stderr io.Writer) (wire.SubmitResult, error) {
-	res, _, err := sendCluster(ctx, c, d, env, stderr)
+	res, _, err := sendCluster(ctx, c, d, env, stderr, nil)
 	return res, err
 }
 
-// sendCluster is submitTo, returning the cluster sent too.
-func sendCluster(ctx context.Context, c *wire.Client, d *submit.Description, env submit.Env, stderr io.Writer) (wire.SubmitResult, *submit.Cluster, error) {
+// sendCluster is submitTo, returning the cluster sent too; prepare, when
+// set, changes the cluster before it is sent (--spool).
+func sendCluster(ctx context.Context, c *wire.Client, d *submit.Description, env submit.Env, stderr io.Writer, prepare func(*submit.Cluster) error) (wire.SubmitResult, *submit.Cluster, error) {
 	var nc wire.NewCluster
 	if err := c.Call(ctx, "POST", wire.PathNewCluster, nil, &nc); err != nil {
 		return wire.SubmitResult{}, nil, err
@@ -261,12 +292,20 @@ func sendCluster(ctx context.Context, c *wire.Client, d *submit.Description, env
 		return wire.SubmitResult{}, nil, err
 	}
 	if late != nil { // max_idle or max_materialize: a job factory, no cluster of ads
+		if prepare != nil {
+			return wire.SubmitResult{}, nil, errSpoolFactory
+		}
 		var res wire.SubmitResult
 		err = c.CallRaw(ctx, "POST", wire.PathSubmitFactory+"?cluster="+strconv.FormatInt(nc.Cluster, 10), late.AppendJSON(nil), &res)
 		return res, nil, err
 	}
 	if len(cl.Procs) == 0 {
 		return wire.SubmitResult{}, nil, fmt.Errorf("%s: no jobs to submit (queue 0)", d.File())
+	}
+	if prepare != nil {
+		if err := prepare(cl); err != nil {
+			return wire.SubmitResult{}, nil, err
+		}
 	}
 	body := cl.AppendJSON(nil)
 	var res wire.SubmitResult

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,6 +25,7 @@ type submitDAGOptions struct {
 	force, noSubmit, wait             bool
 	interval                          time.Duration
 	rescueFrom, autoRescue            int
+	loadSave                          string
 }
 
 func init() { addCommand(newSubmitDAGCmd) }
@@ -47,7 +47,8 @@ As condor_submit_dag(1): -maxjobs N (node jobs queued at once), -maxidle N
 -batch-name NAME, -outfile_dir DIR. When the DAG failed before and left
 rescue DAGs (FILE.dag.rescue001, ...), the newest is applied (-autorescue
 0 turns this off); -DoRescueFrom N applies rescue DAG N; -force ignores
-them (renaming them to .old). -no_submit checks the DAG and prints its
+them (renaming them to .old); -load_save FILE applies a SAVE_POINT_FILE's
+file instead (a bare name is in save_files/). -no_submit checks the DAG and prints its
 nodes without submitting it. "kite q -dag" shows DAGs and their nodes;
 "kite rm ID" removes a DAG with its running node jobs.
 
@@ -70,6 +71,7 @@ when it was removed, ABORT-DAG-ON's value when aborted.`,
 	f.StringVar(&o.outfileDir, "outfile_dir", "", "where the DAG's own output files go (default: beside the DAG file)")
 	f.IntVar(&o.rescueFrom, "dorescuefrom", 0, "apply rescue DAG N (FILE.dag.rescueNNN)")
 	f.IntVar(&o.autoRescue, "autorescue", 1, "apply the newest rescue DAG (1) or not (0)")
+	f.StringVar(&o.loadSave, "load_save", "", "start from a save point file (SAVE_POINT_FILE; a bare name is in save_files/) instead of a rescue DAG")
 	f.StringVar(&o.batchName, "batch-name", "", "the node jobs' batch name (default FILE.dag+ID)")
 	f.BoolVar(&o.wait, "wait", false, "wait until the DAG is over; exit with its status")
 	f.DurationVar(&o.interval, "interval", time.Second, "with --wait: how often to ask the schedd")
@@ -209,17 +211,18 @@ func readDAG(abs string, files map[string]string) (*dag.DAG, error) {
 // rescue picks the rescue DAG to apply: -DoRescueFrom's, else the newest
 // (with -autorescue 1), none with -force (which renames them .old).
 func (o *submitDAGOptions) rescue(stdout io.Writer, abs string) (string, error) {
-	newest := 0
-	for n := 1; n <= 100; n++ {
-		if _, err := os.Stat(dag.RescueName(abs, n)); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				return "", err
-			}
-			break
-		}
-		newest = n
+	newest, err := dag.NewestRescue(abs, func(name string) error { _, err := os.Stat(name); return err })
+	if err != nil {
+		return "", err
 	}
 	switch {
+	case o.loadSave != "":
+		name := dag.SavePointPath(filepath.Dir(abs), o.loadSave)
+		if _, err := os.Stat(name); err != nil {
+			return "", fmt.Errorf("-load_save: %w", err)
+		}
+		fmt.Fprintf(stdout, "Running from save point file %s\n", name)
+		return name, nil
 	case o.force:
 		for n := 1; n <= newest; n++ {
 			if err := os.Rename(dag.RescueName(abs, n), dag.RescueName(abs, n)+".old"); err != nil {

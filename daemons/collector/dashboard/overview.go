@@ -138,6 +138,9 @@ type Daemon struct {
 	Absent  bool   `json:"absent,omitempty"`
 	// Heard is when the collector last heard from it (Unix seconds).
 	Heard int64 `json:"heard,omitempty"`
+	// Role is a negotiator's Raft state when negotiators form a group
+	// (Leader, Follower, Candidate).
+	Role string `json:"role,omitempty"`
 }
 
 // Daemons lists the daemons of ads (schedds, negotiators, masters,
@@ -148,6 +151,7 @@ func Daemons(ads []*classad.Ad) []Daemon {
 		out = append(out, Daemon{
 			Type: str(ad, "MyType"), Name: str(ad, "Name"), Addr: str(ad, "MyAddress"),
 			Version: str(ad, "KiteVersion"), Absent: boolean(ad, "Absent"), Heard: int64(num(ad, "LastHeardFrom")),
+			Role: str(ad, "RaftState"),
 		})
 	}
 	slices.SortFunc(out, func(a, b Daemon) int {

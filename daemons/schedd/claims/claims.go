@@ -42,6 +42,10 @@ type Claim struct {
 	Limits string
 	// Replica is 0 for a job's first instance, k for its k-th replica.
 	Replica int
+	// Pool is the pool of the startd when it is another pool's (whose
+	// negotiator matched the slot): calls to it present the flock token
+	// for that pool. Empty for this pool's.
+	Pool string
 
 	alive   time.Time // last answered keep-alive (or the claim itself)
 	job     queue.JobID
@@ -358,6 +362,30 @@ func (r *Registry) Matchable(id queue.JobID) bool {
 		delete(r.blocked, id)
 	}
 	return true
+}
+
+// Unavailable returns the jobs Matchable refuses now for a reservation
+// or a block: a snapshot, so that a walk of the queue for the next job a
+// claim can run takes the registry's lock once, not once for every job
+// it passes (with hundreds of reuses in flight, each walk passes the
+// jobs the others reserved). A job the snapshot lets through is still
+// checked with Matchable and taken with TryReserve; one whose
+// reservation ends after the snapshot waits for the next walk or the
+// negotiator.
+func (r *Registry) Unavailable() map[queue.JobID]bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[queue.JobID]bool, len(r.reserved)+len(r.blocked))
+	for id := range r.reserved {
+		out[id] = true
+	}
+	now := r.now()
+	for id, until := range r.blocked {
+		if now.Before(until) {
+			out[id] = true
+		}
+	}
+	return out
 }
 
 // Block keeps a job from matching until a time: its old claim may still

@@ -138,3 +138,27 @@ func TestDropFirstInstance(t *testing.T) {
 		t.Fatalf("after the drop: first busy %v, carrier first %v, running %d", st.Busy, r.Of(jid(0), "c1") == rep, r.Running())
 	}
 }
+
+// Unavailable is what Matchable refuses for a reservation or a block,
+// in one snapshot: reserved jobs and jobs blocked until later, not a job
+// whose reservation or block is over.
+func TestUnavailable(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := New(func() time.Time { return now })
+	for _, p := range []int64{0, 1, 2} {
+		r.TryReserve(jid(p))
+	}
+	r.Unreserve(jid(1))
+	r.Block(jid(3), now.Add(time.Minute))
+	r.Block(jid(4), now.Add(-time.Second))
+	got := r.Unavailable()
+	want := map[queue.JobID]bool{jid(0): true, jid(2): true, jid(3): true}
+	if len(got) != len(want) {
+		t.Fatalf("unavailable %v, want %v", got, want)
+	}
+	for p := range int64(5) {
+		if got[jid(p)] != want[jid(p)] || got[jid(p)] == r.Matchable(jid(p)) {
+			t.Errorf("1.%d: unavailable %v, matchable %v", p, got[jid(p)], r.Matchable(jid(p)))
+		}
+	}
+}

@@ -21,12 +21,18 @@ type Set struct {
 	// Grown, when set, is told of the procs a transaction materialized
 	// (the schedd writes their submit events).
 	Grown func(tx *queue.Tx, c *queue.Cluster, first int64, procs []*classad.Ad)
+	// Removed, when set, is told in the transaction in which the cluster
+	// of an ended factory leaves the queue (the schedd writes its
+	// ClusterRemove event).
+	Removed func(tx *queue.Tx, c *queue.Cluster, e Ended)
+
+	ended map[int64]Ended // factories that ended, their clusters in the queue (ended.go)
 }
 
 // Load reads the factories a queue keeps and keeps their clusters open.
 // Call it before the queue is shared.
 func Load(q *queue.Queue, batch int64) (*Set, error) {
-	s := &Set{m: map[int64]*Factory{}, Batch: batch}
+	s := &Set{m: map[int64]*Factory{}, Batch: batch, ended: map[int64]Ended{}}
 	specs, states := map[int64][]byte{}, map[int64][]byte{}
 	err := q.Aux(keyPrefix, func(key string, val []byte) error {
 		id, isState, err := clusterOfKey(key)
@@ -52,6 +58,9 @@ func Load(q *queue.Queue, batch int64) (*Set, error) {
 			return nil, fmt.Errorf("factory of cluster %d: the cluster is not in the queue", id)
 		}
 		s.m[id] = f
+	}
+	if err := s.loadEnded(q); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -94,7 +103,7 @@ func (s *Set) Add(tx *queue.Tx, c *queue.Cluster, f *Factory, first int) {
 	s.m[f.Cluster] = f
 	tx.OnRollback(func() { delete(s.m, f.Cluster) })
 	if f.Left() == 0 {
-		s.drop(tx, c, f)
+		s.drop(tx, c, f, true)
 		return
 	}
 	tx.PutAux(stateKey(f.Cluster), f.state())
@@ -104,6 +113,7 @@ func (s *Set) Add(tx *queue.Tx, c *queue.Cluster, f *Factory, first int) {
 // Hook materializes, for each cluster whose jobs tx changed, what its
 // factory may: set it as the queue's hook.
 func (s *Set) Hook(tx *queue.Tx) error {
+	s.leaving(tx)
 	if len(s.m) == 0 {
 		return nil
 	}
@@ -147,7 +157,7 @@ func (s *Set) grow(tx *queue.Tx, c *queue.Cluster, f *Factory) error {
 		s.Grown(tx, c, first, procs)
 	}
 	if f.Left() == 0 {
-		s.drop(tx, c, f)
+		s.drop(tx, c, f, true)
 		return nil
 	}
 	tx.PutAux(stateKey(f.Cluster), f.state())
@@ -156,7 +166,8 @@ func (s *Set) grow(tx *queue.Tx, c *queue.Cluster, f *Factory) error {
 
 // drop forgets a factory: its last proc materialized, or its cluster
 // removed.
-func (s *Set) drop(tx *queue.Tx, c *queue.Cluster, f *Factory) {
+func (s *Set) drop(tx *queue.Tx, c *queue.Cluster, f *Factory, grew bool) {
+	s.end(tx, c, f, grew)
 	delete(s.m, f.Cluster)
 	tx.OnRollback(func() { s.m[f.Cluster] = f })
 	tx.PutAux(specKey(f.Cluster), nil)
@@ -173,7 +184,7 @@ func (s *Set) Remove(tx *queue.Tx, cluster int64) bool {
 	if f == nil || c == nil {
 		return false
 	}
-	s.drop(tx, c, f)
+	s.drop(tx, c, f, false)
 	return true
 }
 

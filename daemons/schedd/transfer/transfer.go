@@ -59,6 +59,8 @@ type Files struct {
 	// Checkpoints is the directory self-checkpointing jobs' checkpoints
 	// are kept in (checkpoint.go).
 	Checkpoints string
+	// Spool is the directory of spooled jobs' directories (spooled.go).
+	Spool string
 }
 
 // asOwner runs fn as the job's account.
@@ -138,12 +140,8 @@ func (f *Files) Input(w http.ResponseWriter, r *wire.Request) error {
 	if !ok {
 		return wire.Forbidden("job %s does not name %q as an input file", v.ID, file)
 	}
-	var in *os.File
-	err = f.asOwner(&v, func() (err error) {
-		// Not blocking: a FIFO named as an input must not hang the schedd.
-		in, err = os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-		return err
-	})
+	// Not blocking: a FIFO named as an input must not hang the schedd.
+	in, err := f.OpenFile(&v, path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return fileError(&v, "input file "+file, err)
 	}
@@ -193,20 +191,16 @@ func (f *Files) Output(w http.ResponseWriter, r *wire.Request) error {
 	if len(want) != 64 {
 		return wire.BadRequest("output file %s: the %s header must hold the file's SHA-256 in hex", file, wire.HeaderSHA256)
 	}
-	var tmp *os.File
-	err = f.asOwner(&v, func() (err error) {
-		if to.mkdir {
-			if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-				return err
-			}
+	if to.mkdir {
+		if err := f.MkdirAll(&v, filepath.Dir(path), 0o777); err != nil {
+			return fileError(&v, what, err)
 		}
-		tmp, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".kite-*")
-		return err
-	})
+	}
+	tmp, tmpPath, err := f.CreateTemp(&v, path)
 	if err != nil {
 		return fileError(&v, what, err)
 	}
-	defer f.asOwner(&v, func() error { return os.Remove(tmp.Name()) })
+	defer f.Remove(&v, tmpPath)
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), r.HTTP.Body)
 	f.Moved("output", n, err)
@@ -223,7 +217,7 @@ func (f *Files) Output(w http.ResponseWriter, r *wire.Request) error {
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
 		return wire.BadRequest("output file %s of job %s: checksum %s, but the header says %s", file, v.ID, got, want)
 	}
-	if err := f.asOwner(&v, func() error { return os.Rename(tmp.Name(), path) }); err != nil {
+	if err := f.Rename(&v, tmpPath, path); err != nil {
 		return fileError(&v, what, err)
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -14,8 +14,11 @@ type Type struct {
 	Name               string
 	Count              int
 	Cpus, Memory, Disk Share
-	Partitionable      bool
-	User               string
+	// Custom are the shares of the machine's custom resources, by name;
+	// a resource not named takes an equal part of what the others leave.
+	Custom        map[string]Share
+	Partitionable bool
+	User          string
 }
 
 // Equal is the layout of n slots sharing the machine equally.
@@ -23,15 +26,17 @@ func Equal(n int, partitionable bool, user string) []Type {
 	return []Type{{Name: "default", Count: n, Partitionable: partitionable, User: user}}
 }
 
-// Layout divides a machine into slots of the given types, numbered from
-// 1 in order, all in Owner/Idle at now. It fails when the shares ask for
-// more than the machine has or leave a slot without a cpu or memory.
-func Layout(machine Resources, types []Type, now time.Time) ([]*Slot, error) {
+// Layout divides a machine, with its custom resources, into slots of the
+// given types, numbered from 1 in order, all in Owner/Idle at now. Each
+// slot gets its share of every custom resource, devices in the machine's
+// order. It fails when the shares ask for more than the machine has or
+// leave a slot without a cpu or memory.
+func Layout(machine Resources, devices Devices, types []Type, now time.Time) ([]*Slot, error) {
 	var sizes [][3]int64
 	totals := [3]int64{machine.Cpus, machine.Memory, machine.Disk}
 	names := [3]string{"cpus", "MiB of memory", "KiB of disk"}
 	for r := range 3 {
-		amounts, err := divide(types, r, totals[r])
+		amounts, err := divide(types, func(t Type) Share { return [3]Share{t.Cpus, t.Memory, t.Disk}[r] }, totals[r], false)
 		if err != nil {
 			return nil, fmt.Errorf("slot types ask for %s %s; the machine has %d", err, names[r], totals[r])
 		}
@@ -42,6 +47,21 @@ func Layout(machine Resources, types []Type, now time.Time) ([]*Slot, error) {
 			sizes[i][r] = a
 		}
 	}
+	custom := make([]map[string]int64, len(sizes))
+	for i := range custom {
+		custom[i] = map[string]int64{}
+	}
+	for _, name := range devices.Names() {
+		total := devices[name].N
+		amounts, err := divide(types, func(t Type) Share { return t.Custom[name] }, total, true)
+		if err != nil {
+			return nil, fmt.Errorf("slot types ask for %s %s; the machine has %d", err, name, total)
+		}
+		for i, a := range amounts {
+			custom[i][name] = a
+		}
+	}
+	dealt := deal(devices, custom)
 	var out []*Slot
 	i := 0
 	for _, t := range types {
@@ -55,24 +75,28 @@ func Layout(machine Resources, types []Type, now time.Time) ([]*Slot, error) {
 			if t.Partitionable {
 				kind = Partitionable
 			}
-			out = append(out, New(i, kind, size, t.User, now))
+			s := New(i, kind, size, t.User, now)
+			s.Devices, s.FreeDevices = dealt[i-1], dealt[i-1].Clone()
+			out = append(out, s)
 		}
 	}
 	return out, nil
 }
 
-// divide returns every slot's amount of resource r (0 cpus, 1 memory,
-// 2 disk) out of total; the error holds the amount asked when it is more
-// than the total.
-func divide(types []Type, r int, total int64) ([]int64, error) {
+// divide returns every slot's amount of a resource out of total, each
+// type's share given by share; the slots without one divide what is left
+// equally, and with spread the units that do not divide go one each to
+// the first of them (two GPUs over three slots: 1, 1, 0). The error
+// holds the amount asked when it is more than the total.
+func divide(types []Type, share func(Type) Share, total int64, spread bool) ([]int64, error) {
 	var amounts []int64
 	var asked, unset int64
 	for _, t := range types {
-		share := [3]Share{t.Cpus, t.Memory, t.Disk}[r]
+		sh := share(t)
 		for range t.Count {
 			a := int64(-1)
-			if share != nil {
-				a = share(total)
+			if sh != nil {
+				a = sh(total)
 				asked += a
 			} else {
 				unset++
@@ -83,9 +107,17 @@ func divide(types []Type, r int, total int64) ([]int64, error) {
 	if asked > total {
 		return nil, fmt.Errorf("%d", asked)
 	}
+	var extra int64
+	if spread && unset > 0 {
+		extra = (total - asked) % unset
+	}
 	for i, a := range amounts {
 		if a < 0 {
 			amounts[i] = (total - asked) / unset
+			if extra > 0 {
+				amounts[i]++
+				extra--
+			}
 		}
 	}
 	return amounts, nil

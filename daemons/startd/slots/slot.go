@@ -43,6 +43,9 @@ type Slot struct {
 	// Size is what the slot was given; Free is what a partitionable
 	// slot has left (equal to Size for the others).
 	Size, Free Resources
+	// Devices are the slot's custom resources (GPUs, ...); FreeDevices
+	// what a partitionable slot has left of them (equal for the others).
+	Devices, FreeDevices Devices
 	// User is the account the slot's jobs run as, when the startd is root.
 	User string
 	// Parent is a dynamic slot's partitionable slot.
@@ -100,19 +103,34 @@ func (s *Slot) Apply(e Event, now time.Time) error {
 // still fits. It fails when s is not partitionable or req does not fit
 // what is left.
 func (s *Slot) Carve(req Resources, now time.Time) (*Slot, error) {
+	return s.CarveDevices(req, nil, nil, now)
+}
+
+// CarveDevices is Carve for a job that also asks for custom resources:
+// the dynamic slot gets exactly the amounts of custom, and of a resource
+// of devices the first free ones that ok accepts.
+func (s *Slot) CarveDevices(req Resources, custom fit.Counts, ok Eligible, now time.Time) (*Slot, error) {
 	if s.Kind != Partitionable {
 		return nil, fmt.Errorf("%s is %s, not partitionable", s.Name(), s.Kind)
 	}
 	if req.Cpus < 1 || req.Memory < 1 || req.Disk < 0 {
 		return nil, fmt.Errorf("a dynamic slot needs at least 1 cpu and 1 MiB (asked: %s)", req)
 	}
-	size, ok := fit.Carve(req, s.Free)
-	if !ok {
+	size, fits := fit.Carve(req, s.Free)
+	if !fits {
 		return nil, fmt.Errorf("%s has %s left; the job asks for %s", s.Name(), s.Free, req)
+	}
+	if s.FreeDevices == nil {
+		s.FreeDevices = Devices{}
+	}
+	devs, err := s.FreeDevices.take(custom, ok)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name(), err)
 	}
 	s.nextSub++
 	s.Free = s.Free.Sub(size)
 	d := New(s.ID, Dynamic, size, s.User, now)
+	d.Devices, d.FreeDevices = devs, devs.Clone()
 	d.Sub, d.Parent = s.nextSub, s
 	d.status = Status{Claimed, Idle}
 	return d, nil
@@ -123,6 +141,7 @@ func (s *Slot) Carve(req Resources, now time.Time) (*Slot, error) {
 func (s *Slot) Release() {
 	if s.Kind == Dynamic && s.Parent != nil {
 		s.Parent.Free = s.Parent.Free.Add(s.Size)
+		s.Parent.FreeDevices.give(s.Devices, s.Parent.Devices)
 		s.Parent = nil
 	}
 }

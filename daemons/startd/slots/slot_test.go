@@ -40,7 +40,7 @@ func TestLayout(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Layout(machine, tt.types, t0)
+			got, err := Layout(machine, nil, tt.types, t0)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("got %v, want %q", err, tt.err)

@@ -5,39 +5,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/classad/envargs"
-	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/jobenv"
 )
 
-// arguments returns the job's arguments: Arguments (V2) when set, else
-// Args (V1).
-func arguments(ad *classad.Ad) ([]string, error) {
-	if _, ok := ad.Lookup(attr.Arguments); ok {
-		return envargs.SplitArgsV2(classad.EvalStringOr(ad, attr.Arguments, ""))
-	}
-	return envargs.SplitArgsV1(classad.EvalStringOr(ad, attr.Args, "")), nil
-}
-
-// environment returns the job's environment: Environment (V2) when set,
-// else Env (V1), then the variables HTCondor gives every job: sandboxDir
-// is its scratch directory, iwd its working directory.
+// environment returns the job's environment (see jobenv), then the
+// variables HTCondor gives every job: sandboxDir is its scratch
+// directory, iwd its working directory.
 func (s *Starter) environment(sandboxDir, iwd string) ([]string, error) {
-	ad := s.job.Ad
-	env := &envargs.Env{}
-	var err error
-	if _, ok := ad.Lookup(attr.Environment); ok {
-		err = env.MergeV2(classad.EvalStringOr(ad, attr.Environment, ""))
-	} else {
-		err = env.MergeV1Auto(classad.EvalStringOr(ad, "Env", ""))
-	}
+	env, err := jobenv.Environment(s.job.Ad)
 	if err != nil {
-		return nil, fmt.Errorf("the job's environment: %w", err)
+		return nil, err
 	}
 	cpus := strconv.FormatInt(max(s.cfg.Cpus, 1), 10)
 	for k, v := range map[string]string{
@@ -48,22 +30,19 @@ func (s *Starter) environment(sandboxDir, iwd string) ([]string, error) {
 	} {
 		env.Set(k, v)
 	}
-	if _, ok := env.Get("PATH"); !ok {
-		env.Set("PATH", "/usr/local/bin:/usr/bin:/bin")
+	for k, v := range s.cfg.ResourceEnv {
+		env.Set(k, v)
 	}
-	out := make([]string, 0, env.Len())
-	for _, n := range env.Names() {
-		v, _ := env.Get(n)
-		out = append(out, n+"="+v)
-	}
-	sort.Strings(out)
-	return out, nil
+	return jobenv.List(env), nil
 }
 
 // command builds the job's process: its executable, arguments and
 // environment, in the sandbox, with its standard files.
 func (s *Starter) command(p *plan, stdio [3]*os.File) (*exec.Cmd, error) {
-	args, err := arguments(s.job.Ad)
+	if s.ctr != nil {
+		return s.containerCommand(stdio), nil
+	}
+	args, err := jobenv.Arguments(s.job.Ad)
 	if err != nil {
 		return nil, fmt.Errorf("the job's arguments: %w", err)
 	}

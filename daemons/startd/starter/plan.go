@@ -107,6 +107,9 @@ func (p *plan) executable(ad *classad.Ad) error {
 		return nil // its class comes with the inputs
 	}
 	cmd := classad.EvalStringOr(ad, attr.Cmd, "")
+	if cmd == "" && isContainerJob(ad) {
+		return nil // the image's own command runs
+	}
 	if cmd == "" {
 		return errNoExecutable
 	}

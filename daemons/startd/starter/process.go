@@ -78,7 +78,7 @@ func (s *Starter) tryStart(p *plan, stdio [3]*os.File, group *cgroups.Group) (*e
 		if f, ferr := group.Open(); ferr == nil {
 			defer f.Close()
 			intoCgroup(cmd.SysProcAttr, f)
-			if err = cmd.Start(); err == nil {
+			if err = s.startProcess(cmd); err == nil {
 				return cmd, group, nil
 			}
 			if errors.Is(err, syscall.ETXTBSY) {
@@ -89,7 +89,7 @@ func (s *Starter) tryStart(p *plan, stdio [3]*os.File, group *cgroups.Group) (*e
 			}
 		}
 	}
-	if err = cmd.Start(); err != nil {
+	if err = s.startProcess(cmd); err != nil {
 		return nil, group, err
 	}
 	if group != nil && group.AddProcess(cmd.Process.Pid) != nil {
@@ -108,6 +108,7 @@ func (s *Starter) makeGroup() *cgroups.Group {
 		s.log.Warn("running the job without a cgroup", "err", err)
 		return nil
 	}
+	s.confineDevices(g.Path)
 	return g
 }
 
@@ -220,5 +221,6 @@ func (s *Starter) killTree(sig syscall.Signal) error {
 			g.Signal(sig)
 		}
 	}
+	s.signalContainer(sig)
 	return err
 }

@@ -20,6 +20,7 @@ import (
 func (s *Starter) run() {
 	defer close(s.done)
 	u := s.execute()
+	s.removeContainer() // before the schedd hears: no container outlives its job
 	s.mu.Lock()
 	s.result = u
 	s.mu.Unlock()
@@ -42,6 +43,7 @@ func (s *Starter) execute() wire.JobUpdate {
 	if s.sharedFS() {
 		plan = planShared
 	}
+	activated := s.cfg.Now()
 	p, err := plan(s.job.Ad)
 	if err != nil {
 		return s.planFailed(err)
@@ -71,6 +73,14 @@ func (s *Starter) execute() wire.JobUpdate {
 	if err != nil {
 		return s.held(attr.HoldTransferInput, fmt.Errorf("input %w", err))
 	}
+	if isContainerJob(s.job.Ad) {
+		if err := s.prepareContainer(p); err != nil {
+			if r := s.vacating(); r != "" {
+				return s.evicted(r)
+			}
+			return s.held(attr.HoldInvalidDockerImage, err)
+		}
+	}
 	start := s.cfg.Now()
 	if err := s.spawn(p); err != nil {
 		if r := s.vacating(); r != "" {
@@ -86,6 +96,7 @@ func (s *Starter) execute() wire.JobUpdate {
 	} else {
 		u = s.afterExit(p, inputs, start, end)
 	}
+	s.runFacts(&u, activated, start, end)
 	if s.cfg.Keep != nil {
 		s.cfg.Keep(u) // before the start's report, which may wait for the schedd
 	}
@@ -154,6 +165,9 @@ func (s *Starter) afterExit(p *plan, inputs map[string]fileState, start, end tim
 	s.finalUsage(start, end)
 	if r := s.vacating(); r != "" {
 		return s.evicted(r)
+	}
+	if u := s.containerEnded(); u != nil {
+		return *u
 	}
 	if reason := s.memoryExceeded(); reason != "" {
 		return s.held(attr.HoldJobOutOfResources, errors.New(reason))
@@ -253,6 +267,10 @@ func (s *Starter) event(kind string) wire.JobUpdate {
 // exitEvent is the event of a job that ended by itself.
 func (s *Starter) exitEvent() wire.JobUpdate {
 	u := s.event(wire.EventExited)
+	if code, ok := s.containerExit(); ok {
+		u.ExitCode = code // the container's, not its runtime's process's
+		return u
+	}
 	ws, _ := s.cmd.ProcessState.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
 		u.ExitBySignal, u.ExitSignal = true, int(ws.Signal())

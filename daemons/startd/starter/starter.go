@@ -11,6 +11,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/startd/cgroups"
+	"github.com/kite-sched/kite/daemons/startd/container"
 	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/internal/runas"
 	"github.com/kite-sched/kite/internal/wire"
@@ -52,6 +53,18 @@ type Config struct {
 	Cgroups *cgroups.Manager
 	// Cpus and MemoryMiB are the slot's size: the job's limits.
 	Cpus, MemoryMiB int64
+	// AssignedResources are the slot's devices of each custom machine
+	// resource, by the resource's name ("GPUs": ids as in AssignedGPUs,
+	// "GPU-c4a646d7"); ResourceEnv the variables that name them for the
+	// job (_CONDOR_AssignedGPUs, CUDA_VISIBLE_DEVICES, ...), set over the
+	// job's own; DeviceFiles the GPUs' device files (/dev/nvidia3), for
+	// what confines the job to them. All from daemons/startd/devices.
+	AssignedResources map[string][]string
+	ResourceEnv       map[string]string
+	DeviceFiles       []string
+	// DeviceGroup, when set, starts the job's process where it cannot
+	// open the machine's other GPUs (devices.go).
+	DeviceGroup DeviceGroup
 	// HoldIfMemoryExceeded holds a job that uses more than MemoryMiB.
 	HoldIfMemoryExceeded bool
 	// KillGrace is the time between the soft kill signal and SIGKILL.
@@ -92,6 +105,11 @@ type Config struct {
 	Plugins *xferplugin.Set
 	// JVM runs java universe jobs; nil: the machine runs none.
 	JVM *JVM
+	// Containers runs container jobs (container.go); nil: the machine
+	// runs none, and holds any it is given. ContainerPrefix begins the
+	// names of the startd's containers.
+	Containers      *container.Runtime
+	ContainerPrefix string
 	// Checkpoints keeps self-checkpointing jobs' checkpoints; nil: the
 	// machine runs no such job (checkpoint.go).
 	Checkpoints CheckpointStore
@@ -138,9 +156,12 @@ type Starter struct {
 	memHold   string // why the job goes over its memory, once seen
 	usage     Usage
 	result    wire.JobUpdate
-	ckpt      int // the job's last committed checkpoint
+	ckpt      int             // the job's last committed checkpoint
+	ctr       *container.Spec // the job's container, once made (container.go)
+	ctrEnd    *container.State
 
-	shells shellSet // condor_ssh_to_job's shells (shell.go)
+	shells shellSet      // condor_ssh_to_job's shells (shell.go)
+	xfer   transferStats // the run's file transfers (xferstats.go)
 }
 
 // Start begins running job; Done is closed when it is over.

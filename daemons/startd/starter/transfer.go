@@ -60,6 +60,9 @@ func (s *Starter) fetchInputs(p *plan) (map[string]fileState, error) {
 	for _, in := range p.inputs {
 		if fi, err := os.Lstat(s.box.Path + "/" + in.local); err == nil {
 			got[in.local] = fileState{fi.Size(), fi.ModTime()}
+			if !in.url {
+				s.xfer.add(false, cedar, fi.Size()) // the plugins' are counted as they move them
+			}
 		}
 	}
 	return got, nil
@@ -171,7 +174,11 @@ func (s *Starter) sendOutputs(p *plan, inputs map[string]fileState) error {
 // send sends sandbox file local as remote.
 func (s *Starter) send(remote, local string) error {
 	return s.sendWith(remote, local, func(r io.Reader, size int64, sum string) error {
-		return s.cfg.Transfer.Send(s.ctx, remote, r, size, sum)
+		err := s.cfg.Transfer.Send(s.ctx, remote, r, size, sum)
+		if err == nil {
+			s.xfer.add(true, cedar, size)
+		}
+		return err
 	})
 }
 

@@ -34,7 +34,11 @@ func (s *Starter) fetchURLs(p *plan) error {
 	if err != nil {
 		return err
 	}
-	return set.Fetch(s.ctx, files, box)
+	if err := set.Fetch(s.ctx, files, box); err != nil {
+		return err
+	}
+	s.countURLs(false, files)
+	return nil
 }
 
 // sendToURLs uploads the outputs that go to URLs (a remap to a URL, or
@@ -70,7 +74,11 @@ func (s *Starter) sendToURLs(p *plan, outputs [][2]string) ([][2]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	return rest, set.Send(s.ctx, files, box)
+	if err := set.Send(s.ctx, files, box); err != nil {
+		return nil, err
+	}
+	s.countURLs(true, files)
+	return rest, nil
 }
 
 // urlTransfer returns the sandbox as plugins see it and the plugins that

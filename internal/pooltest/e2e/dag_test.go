@@ -31,7 +31,17 @@ import (
 // dagDir writes job.sh, a submit file for it, and the files given.
 func dagDir(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
+	return dagDirIn(t, t.TempDir(), files)
+}
+
+// dagDirIn is dagDir in a directory of the caller's (made if missing):
+// one made before the pool outlives the pool, whose schedd may still
+// append to the DAG's logs as the test ends.
+func dagDirIn(t *testing.T, dir string, files map[string]string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	all := map[string]string{
 		"job.sh":  "#!/bin/sh\necho \"$1\" >> " + filepath.Join(dir, "ran.txt") + "\nexit \"$2\"\n",
 		"job.sub": "executable = " + filepath.Join(dir, "job.sh") + "\narguments = $(JOB) $(rc:0)\nshould_transfer_files = IF_NEEDED\nqueue\n",
@@ -156,7 +166,6 @@ func before(t *testing.T, order []string, a, b string) {
 // A, then B and C, then D, each once; the DAG's ad counts four nodes
 // done; node jobs carry DAGManJobId and DAGNodeName.
 func TestDAGDiamond(t *testing.T) {
-	pl := newPool(t, 2, "a")
 	dir := dagDir(t, map[string]string{"diamond.dag": `# File name: diamond.dag
 JOB A job.sub
 JOB B job.sub
@@ -165,6 +174,7 @@ JOB D job.sub
 PARENT A CHILD B C
 PARENT B C CHILD D
 `})
+	pl := newPool(t, 2, "a")
 	id := pl.submitDAG(dir, "diamond.dag", "")
 	ad, nodes := pl.waitDAG(id)
 	if intAttr(t, ad, attr.ExitCode) != 0 || intAttr(t, ad, attr.DAGNodesDone) != 4 || intAttr(t, ad, attr.DAGStatus) != dag.DAGOK {
@@ -194,7 +204,6 @@ PARENT B C CHILD D
 // which -DoRescueFrom then runs from (dagman-completion.rst "The Rescue
 // DAG").
 func TestDAGRetryPostAndRescue(t *testing.T) {
-	pl := newPool(t, 2, "a")
 	dir := dagDir(t, map[string]string{
 		// post.sh records its arguments; it fails B's first two tries,
 		// and rescues C's failing job.
@@ -215,6 +224,7 @@ PARENT B C CHILD E
 PARENT E CHILD F
 `,
 	})
+	pl := newPool(t, 2, "a")
 	id := pl.submitDAG(dir, "flow.dag", "")
 	ad, nodes := pl.waitDAG(id)
 	if intAttr(t, ad, attr.ExitCode) != 1 || intAttr(t, ad, attr.DAGNodesDone) != 3 || intAttr(t, ad, attr.DAGNodesFailed) != 1 ||
@@ -342,11 +352,11 @@ func TestDAGSurvivesScheddRestarts(t *testing.T) {
 // kite rm of a DAG removes its running node jobs and stops it
 // (dagman-interaction.rst "Removing a DAG").
 func TestDAGRemove(t *testing.T) {
-	pl := newPool(t, 2, "a")
 	dir := dagDir(t, map[string]string{
 		"slow.sub": "executable = /bin/sleep\narguments = 60\nshould_transfer_files = IF_NEEDED\nqueue\n",
 		"rm.dag":   "JOB S slow.sub\nJOB T job.sub\nPARENT S CHILD T\n",
 	})
+	pl := newPool(t, 2, "a")
 	id := pl.submitDAG(dir, "rm.dag", "")
 	var nodes []wire.DAGNode
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -379,7 +389,6 @@ func TestDAGRemove(t *testing.T) {
 // PRE_SKIP node's job never runs; the abort stops the rest, and the
 // FINAL node runs last and decides the DAG's result.
 func TestDAGAbortSpliceFinal(t *testing.T) {
-	pl := newPool(t, 2, "a")
 	dir := dagDir(t, map[string]string{
 		"skip.sh":   "#!/bin/sh\nexit 5\n",
 		"inner.dag": "JOB P job.sub\nJOB Q job.sub\nPARENT P CHILD Q\n",
@@ -400,6 +409,7 @@ PARENT K CHILD Y
 PARENT Y CHILD Z
 `,
 	})
+	pl := newPool(t, 2, "a")
 	id := pl.submitDAG(dir, "abort.dag", "")
 	ad, nodes := pl.waitDAG(id)
 	order := ran(t, dir)

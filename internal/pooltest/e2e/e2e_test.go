@@ -151,6 +151,26 @@ func (pl *pool) waitStatus(id string, want int64) *classad.Ad {
 	}
 }
 
+// procResult is what a proc of a cluster ends with: the text of its
+// output file and its ExitCode.
+type procResult struct{ out, code string }
+
+// checkProcs waits for procs 0, 1, ... of cluster c to complete and checks
+// each against want: its ExitCode, and its output file, named in dir by
+// outFormat with the proc's number.
+func (pl *pool) checkProcs(c int64, dir, outFormat string, want []procResult) {
+	pl.t.Helper()
+	for proc, want := range want {
+		ad := pl.waitStatus(fmt.Sprintf("%d.%d", c, proc), attr.Completed)
+		if got := str(ad, attr.ExitCode); got != want.code {
+			pl.t.Errorf("job %d: ExitCode %s, want %s", proc, got, want.code)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf(outFormat, proc))); string(b) != want.out {
+			pl.t.Errorf("job %d printed %q, want %q", proc, b, want.out)
+		}
+	}
+}
+
 // waitStarts waits until the schedd has recorded a job's n-th start.
 func (pl *pool) waitStarts(id, n string) {
 	pl.t.Helper()
@@ -174,9 +194,15 @@ func (pl *pool) act(action, id, reason string) {
 func TestJobRunsWithInputAndOutputFiles(t *testing.T) {
 	pl := newPool(t, 2, "a")
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("three little words\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "job.sh"), []byte("#!/bin/sh\nwc -w < in.txt > count.txt\necho ran \"$@\"\nexit 3\n"), 0o755)
-	c := pl.submit(dir, `executable = job.sh
+	writeWordCountJob(dir)
+	c := pl.submit(dir, wordCountJob)
+	checkWordCountJob(t, pl.waitStatus(fmt.Sprintf("%d.0", c), attr.Completed), dir)
+}
+
+// wordCountJob counts the words of its input file into count.txt, which
+// it sends back, echoes its arguments and exits 3; submit it from a
+// directory that writeWordCountJob filled.
+const wordCountJob = `executable = job.sh
 arguments = one two
 transfer_input_files = in.txt
 transfer_output_files = count.txt
@@ -185,8 +211,19 @@ output = out.txt
 error = err.txt
 log = job.log
 queue
-`)
-	ad := pl.waitStatus(fmt.Sprintf("%d.0", c), attr.Completed)
+`
+
+// writeWordCountJob writes wordCountJob's input file and executable into dir.
+func writeWordCountJob(dir string) {
+	os.WriteFile(filepath.Join(dir, "in.txt"), []byte("three little words\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "job.sh"), []byte("#!/bin/sh\nwc -w < in.txt > count.txt\necho ran \"$@\"\nexit 3\n"), 0o755)
+}
+
+// checkWordCountJob checks the ad of a completed wordCountJob and what it
+// left in dir: its exit code, the files it sent back and its user log's
+// submit, execute and termination events.
+func checkWordCountJob(t *testing.T, ad *classad.Ad, dir string) {
+	t.Helper()
 	if got := str(ad, attr.ExitCode); got != "3" {
 		t.Errorf("ExitCode %s, want 3", got)
 	}

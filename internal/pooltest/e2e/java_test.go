@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/startd"
-	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -48,15 +46,7 @@ arguments = Hello again 3
 output = out1.txt
 queue
 `)
-	for proc, want := range []struct{ out, code string }{{"hi world from a jar\n", "0"}, {"hi again from a jar\n", "3"}} {
-		ad := pl.waitStatus(fmt.Sprintf("%d.%d", c, proc), attr.Completed)
-		if got := str(ad, attr.ExitCode); got != want.code {
-			t.Errorf("job %d: ExitCode %s, want %s", proc, got, want.code)
-		}
-		if b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("out%d.txt", proc))); string(b) != want.out {
-			t.Errorf("job %d printed %q, want %q", proc, b, want.out)
-		}
-	}
+	pl.checkProcs(c, dir, "out%d.txt", []procResult{{"hi world from a jar\n", "0"}, {"hi again from a jar\n", "3"}})
 	q := wire.Query{Type: "Machine", Projection: []string{"HasJava", "JavaVersion", "JavaMFlops"}}
 	var slot *classad.Ad
 	err := pl.p.Client("collector:9618", "alice", auth.Read).Stream(context.Background(), "POST", wire.PathQuery, q, func(item json.RawMessage) (err error) {

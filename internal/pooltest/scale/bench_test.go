@@ -20,7 +20,9 @@ import (
 // KITE_SCALE_JOBS, KITE_SCALE_RUNTIME (a duration, each job's run time;
 // default: hosts/100 seconds, at least 20 s) and KITE_SCALE_WINDOW
 // (default: the run time) change the run; KITE_SCALE_PROFILE=DIR keeps each size's
-// CPU profile there (go tool pprof -tagfocus daemon=schedd FILE).
+// CPU profile there (go tool pprof -tagfocus daemon=schedd FILE), and the
+// block and mutex profiles of the start rate's window (go tool pprof -top
+// DIR/scale-N.block.pprof).
 func BenchmarkScale(b *testing.B) {
 	for _, hosts := range []int{1000, 5000, 10000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
@@ -30,6 +32,8 @@ func BenchmarkScale(b *testing.B) {
 			r.Window = cmpOr(r.Window, r.RunTime)
 			if dir := os.Getenv("KITE_SCALE_PROFILE"); dir != "" {
 				r.Profile = fmt.Sprintf("%s/scale-%d.pprof", dir, hosts)
+				r.BlockProfile = fmt.Sprintf("%s/scale-%d.block.pprof", dir, hosts)
+				r.MutexProfile = fmt.Sprintf("%s/scale-%d.mutex.pprof", dir, hosts)
 			}
 			var f Figures
 			for b.Loop() {
@@ -46,6 +50,8 @@ func report(b *testing.B, f Figures) {
 	b.ReportMetric(f.Fill.Seconds(), "fill-s")
 	b.ReportMetric(float64(f.Slots)/f.Fill.Seconds(), "claims/s")
 	b.ReportMetric(f.StartRate, "starts/s")
+	b.ReportMetric(f.Turnover.Rate(f.Slots), "sustained-starts/s")
+	b.ReportMetric((f.Turnover.Period - f.RunTime).Seconds(), "turnover-s")
 	b.ReportMetric(f.Submit.Seconds(), "submit-s")
 	b.ReportMetric(float64(f.HeapHosts-min(f.HeapBase, f.HeapHosts))/float64(f.Hosts)/1024, "KiB/host")
 	b.ReportMetric(f.ProcessCPU.Seconds()/f.Span.Seconds(), "cpus")
@@ -61,9 +67,9 @@ func report(b *testing.B, f Figures) {
 		b.ReportMetric(share, name+"-cpus")
 		line += fmt.Sprintf(" %s=%.2f", name, share)
 	}
-	b.Logf("hosts=%d slots=%d jobs=%d: up %v, ingest %v, submit %v, fill %v, starts %.0f/s (demand %.0f/s); cpus%s (process %.2f); heap base %d MiB, hosts %d MiB, run %d MiB; goroutines %d; %d cycles, the last %.3fs (%d slots, %d idle, %d matches)",
+	b.Logf("hosts=%d slots=%d jobs=%d: up %v, ingest %v, submit %v, fill %v, starts %.0f/s (demand %.0f/s), a slot's period %v over %d turns (%.1f starts/s sustained); cpus%s (process %.2f); heap base %d MiB, hosts %d MiB, run %d MiB; goroutines %d; %d cycles, the last %.3fs (%d slots, %d idle, %d matches)",
 		f.Hosts, f.Slots, f.Jobs, f.HostsUp.Round(time.Millisecond), f.Ingest.Round(time.Millisecond), f.Submit.Round(time.Millisecond),
-		f.Fill.Round(time.Millisecond), f.StartRate, f.Demand, line, f.ProcessCPU.Seconds()/f.Span.Seconds(),
+		f.Fill.Round(time.Millisecond), f.StartRate, f.Demand, f.Turnover.Period.Round(time.Millisecond), f.Turnover.Pairs, f.Turnover.Rate(f.Slots), line, f.ProcessCPU.Seconds()/f.Span.Seconds(),
 		f.HeapBase>>20, f.HeapHosts>>20, f.HeapRun>>20, f.Goroutines, f.Cycles, f.Cycle.Duration, f.Cycle.Slots, f.Cycle.IdleJobs, f.Cycle.Matches)
 }
 

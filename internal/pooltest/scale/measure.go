@@ -2,7 +2,9 @@ package scale
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/pprof"
 	"syscall"
@@ -26,6 +28,10 @@ type Run struct {
 	Timeout time.Duration
 	// Profile, when not "", is where the run's CPU profile is written.
 	Profile string
+	// BlockProfile and MutexProfile, when not "", are where the block
+	// and mutex profiles of the start rate's window are written: where
+	// goroutines waited, and on which locks, while claims were reused.
+	BlockProfile, MutexProfile string
 }
 
 // Figures are what a run measured. Durations are wall-clock times of
@@ -34,11 +40,13 @@ type Run struct {
 // time, the window).
 type Figures struct {
 	Hosts, Slots, Jobs int
+	RunTime            time.Duration // each job's declared run time
 	HostsUp            time.Duration // the startds started and serving
 	Ingest             time.Duration // ... and every slot ad in the collector
 	Submit             time.Duration // the submit of every job acknowledged (durable)
 	Fill               time.Duration // from the submit's answer until 99 % of the slots run jobs (Filled)
 	StartRate          float64       // jobs started per second over the window (claim reuse)
+	Turnover           Turnover      // each slot's period between starts, at the window's end
 	Demand             float64       // slots / run time: the start rate that keeps every slot busy
 	CPU                map[string]time.Duration
 	ProcessCPU         time.Duration // user+system over the same span
@@ -57,7 +65,7 @@ func Measure(tb testing.TB, r Run) Figures {
 	if r.Timeout == 0 {
 		r.Timeout = 10 * time.Minute
 	}
-	f := Figures{Hosts: r.Hosts, Jobs: r.Jobs, HeapBase: HeapBytes()}
+	f := Figures{Hosts: r.Hosts, Jobs: r.Jobs, RunTime: r.RunTime, HeapBase: HeapBytes()}
 	began := time.Now()
 	pl := Start(tb, r.Options)
 	f.Slots, f.HostsUp = pl.Slots(), time.Since(began)
@@ -95,7 +103,12 @@ func Measure(tb testing.TB, r Run) Figures {
 			if err := pause(ctx, r.RunTime); err != nil {
 				return err
 			}
+			stop := startWaitProfiles(r.BlockProfile, r.MutexProfile)
 			f.StartRate, err = pl.startRate(ctx, r.Window)
+			if err = errors.Join(err, stop()); err != nil {
+				return err
+			}
+			f.Turnover, err = pl.Turnover(ctx)
 			return err
 		})
 	}
@@ -154,6 +167,44 @@ func (pl *Pool) startRate(ctx context.Context, window time.Duration) (float64, e
 		return 0, fmt.Errorf("the queue ran dry within the window: queue more jobs")
 	}
 	return float64(before.Idle-after.Idle) / time.Since(t0).Seconds(), nil
+}
+
+// startWaitProfiles starts recording every blocking event and every
+// contended lock when block or mutex names a file; the function it
+// returns stops recording and writes the profiles (for go tool pprof
+// -top FILE), which then hold only the events since the start.
+func startWaitProfiles(block, mutex string) func() error {
+	if block != "" {
+		runtime.SetBlockProfileRate(1)
+	}
+	if mutex != "" {
+		runtime.SetMutexProfileFraction(1)
+	}
+	return func() error {
+		var errs []error
+		if block != "" {
+			errs = append(errs, writeProfile("block", block))
+			runtime.SetBlockProfileRate(0)
+		}
+		if mutex != "" {
+			errs = append(errs, writeProfile("mutex", mutex))
+			runtime.SetMutexProfileFraction(0)
+		}
+		return errors.Join(errs...)
+	}
+}
+
+// writeProfile writes the named runtime profile to file.
+func writeProfile(name, file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup(name).WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("%s profile: %w", name, err)
+	}
+	return f.Close()
 }
 
 // processCPU is the process's user and system CPU time so far.

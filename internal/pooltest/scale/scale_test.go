@@ -57,6 +57,15 @@ func TestSimulatedJobsHonourTheirRunTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkRuns(t, ads, 5, 600, 3)
+		// three jobs on one slot and two on the other: three periods of
+		// a run time and the claim's reuse
+		tv, err := pl.Turnover(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tv.Pairs != 3 || tv.Period < 600*time.Second || tv.Period > 605*time.Second {
+			t.Errorf("turnover %+v, want 3 periods of 600 s and a little", tv)
+		}
 	})
 }
 

@@ -381,6 +381,7 @@ const views = {
     ];
   },
 };
+Object.assign(views, DAG_VIEWS); // dag.js
 
 function utilization(hist, id, width) {
   const smp = hist.samples;
@@ -425,7 +426,7 @@ function cycle(c) {
 function daemons(list) {
   return table('daemons', ['Type', 'Name', 'Address', 'Version', 'Last heard'],
     list.map(d => h('tr', { class: d.absent ? 'absent' : null },
-      h('td', {}, d.type), h('td', {}, d.name), h('td', {}, d.addr), h('td', {}, d.version || ''),
+      h('td', {}, d.type), h('td', {}, d.role ? `${d.name} (${d.role})` : d.name), h('td', {}, d.addr), h('td', {}, d.version || ''),
       h('td', {}, d.absent ? 'absent' : when(d.heard)))));
 }
 
@@ -473,7 +474,8 @@ async function render() {
   document.getElementById('login').hidden = true;
   const { view, arg } = route();
   for (const a of document.querySelectorAll('#nav a')) {
-    a.classList.toggle('active', a.dataset.view === view || (view === 'machine' && a.dataset.view === 'machines'));
+    a.classList.toggle('active', a.dataset.view === view || (view === 'machine' && a.dataset.view === 'machines') ||
+      (view === 'dag' && a.dataset.view === 'dags'));
   }
   const mine = ++rendering;
   status.textContent = 'Loading…';

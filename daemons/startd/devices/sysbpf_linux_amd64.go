@@ -1,0 +1,4 @@
+package devices
+
+// sysBPF is the bpf system call's number.
+const sysBPF = 321

@@ -1,0 +1,4 @@
+universe = vanilla
+executable = x_sleep.pl
+arguments = 30
+queue
