@@ -222,15 +222,8 @@ func containers(t *testing.T, prefix string) string {
 // with state "" until none is left.
 func waitContainers(t *testing.T, prefix, state string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	waitFor(t, fmt.Sprintf("a container %q", state), func() (string, bool) {
 		list := containers(t, prefix)
-		if state == "" && list == "" || state != "" && strings.Contains(list, " "+state) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for a container %q: the containers are %q", state, list)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return list, state == "" && list == "" || state != "" && strings.Contains(list, " "+state)
+	})
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,17 +16,10 @@ import (
 // waitFile waits until a file holds a match of re and returns its text.
 func waitFile(t *testing.T, path string, re *regexp.Regexp) string {
 	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for deadline := time.Now().Add(20 * time.Second); ; <-tick.C {
+	return waitFor(t, fmt.Sprintf("%s to match %s", path, re), func() (string, bool) {
 		b, _ := os.ReadFile(path)
-		if re.Match(b) {
-			return string(b)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s has no match of %s:\n%s", path, re, b)
-		}
-	}
+		return string(b), re.Match(b)
+	})
 }
 
 // A DAG's informational files (the HTCondor manual,

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,17 +39,10 @@ func lines(t *testing.T, dir string) []string {
 // waitLines waits until ran.txt holds every one of want.
 func waitLines(t *testing.T, dir string, want ...string) {
 	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for deadline := time.Now().Add(20 * time.Second); ; <-tick.C {
+	waitFor(t, fmt.Sprintf("ran.txt to hold all of %q", want), func() (string, bool) {
 		got := lines(t, dir)
-		if !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(got, w) }) {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ran.txt %q lacks some of %q", got, want)
-		}
-	}
+		return fmt.Sprint(got), !slices.ContainsFunc(want, func(w string) bool { return !slices.Contains(got, w) })
+	})
 }
 
 // openGate opens the gate the scripts wait at.

@@ -3,13 +3,13 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
@@ -121,15 +121,10 @@ func TestDAGThrottleChange(t *testing.T) {
 // returns them.
 func waitStarts(t *testing.T, dir string, n int) []string {
 	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for deadline := time.Now().Add(20 * time.Second); ; <-tick.C {
-		got := slices.DeleteFunc(lines(t, dir), func(l string) bool { return !strings.HasPrefix(l, "job ") || l == "job A" })
-		if len(got) >= n {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d children started, want %d: %q", len(got), n, got)
-		}
-	}
+	var got []string
+	waitFor(t, fmt.Sprintf("%d children started", n), func() (string, bool) {
+		got = slices.DeleteFunc(lines(t, dir), func(l string) bool { return !strings.HasPrefix(l, "job ") || l == "job A" })
+		return fmt.Sprint(got), len(got) >= n
+	})
+	return got
 }
