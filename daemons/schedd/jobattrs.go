@@ -88,11 +88,18 @@ func slotLiteral(slot *classad.Ad, name string) (ast.Expr, bool) {
 
 // runStarted records that a run's process began: the date, and the run
 // counts (HTCondor counts a shadow per run; Kite's schedd is the shadow).
+// A run that starts from a committed checkpoint is a restart
+// (NumRestarts, "the number of restarts from a checkpoint").
 func runStarted(tx *queue.Tx, j *queue.Job, at time.Time) {
 	v := tx.View(j)
 	tx.SetInt(j, attr.JobCurrentStartExecutingDate, at.Unix())
 	tx.SetInt(j, attr.JobRunCount, v.Int(attr.JobRunCount, 0)+1)
 	tx.SetInt(j, attr.NumShadowStarts, v.Int(attr.NumShadowStarts, 0)+1)
+	restarts := v.Int(attr.NumRestarts, 0)
+	if v.Int(attr.CheckpointNumber, 0) > 0 {
+		restarts++
+	}
+	tx.SetInt(j, attr.NumRestarts, restarts)
 }
 
 // runEnded records a run's end: its wall time, the slot time (wall time

@@ -172,6 +172,7 @@ const (
 	ResidentSetSize              = "ResidentSetSize"
 	ExitStatus                   = "ExitStatus"
 	NumShadowStarts              = "NumShadowStarts"
+	NumRestarts                  = "NumRestarts"
 	// The last run's activation, its phases (seconds), and the file
 	// transfers of all runs: bytes the job sent and received (from the
 	// job's side: output and input) and the statistics by method.

@@ -62,7 +62,7 @@ var Classes = classTable(map[Class][]string{
 		attr.LastHoldReason, attr.LastHoldReasonCode, attr.RemoveReason, attr.ReleaseReason,
 		// Matches, starts and runs.
 		attr.NumJobMatches, attr.LastMatchTime, attr.LastVacateTime, attr.NumJobStarts,
-		attr.JobRunCount, attr.NumShadowStarts, attr.JobStartDate, attr.JobCurrentStartDate,
+		attr.JobRunCount, attr.NumShadowStarts, attr.NumRestarts, attr.JobStartDate, attr.JobCurrentStartDate,
 		attr.RemoteHost, attr.LastRemoteHost, "RemoteSlot", "RemoteSlotID",
 		// What the startd reports of a run and of its end.
 		attr.RemoteWallClockTime, attr.RemoteUserCpu, attr.RemoteSysCpu, attr.MemoryUsage,

@@ -40,7 +40,7 @@ func (s *Starter) checkpointCode() (int, bool) {
 // the job finds its checkpoint itself. It returns when the process ends
 // otherwise, or the event that ends the job when a checkpoint or a
 // restart fails.
-func (s *Starter) waitCheckpointing(p *plan, inputs map[string]fileState) (time.Time, *wire.JobUpdate) {
+func (s *Starter) waitCheckpointing(p *plan, inputs map[string]fileState, started *startedReport) (time.Time, *wire.JobUpdate) {
 	code, ok := s.checkpointCode()
 	s.ckpt = int(classad.EvalIntOr(s.job.Ad, attr.CheckpointNumber, 0))
 	for {
@@ -48,6 +48,7 @@ func (s *Starter) waitCheckpointing(p *plan, inputs map[string]fileState) (time.
 		if !ok || s.cmd.ProcessState.ExitCode() != code || s.vacating() != "" {
 			return end, nil
 		}
+		started.flush()
 		if err := s.checkpoint(p, inputs); err != nil {
 			if r := s.vacating(); r != "" {
 				u := s.evicted(r)

@@ -89,7 +89,7 @@ func (s *Starter) execute() wire.JobUpdate {
 		return s.failed(attr.HoldStartingJob, err)
 	}
 	started := s.reportStarted(start)
-	end, stopped := s.waitCheckpointing(p, inputs)
+	end, stopped := s.waitCheckpointing(p, inputs, started)
 	var u wire.JobUpdate
 	if stopped != nil {
 		u = *stopped
@@ -112,6 +112,7 @@ type startedReport struct {
 	state  int // 0 pending, 1 sent (or being sent), 2 folded
 	at     time.Time
 	cancel chan struct{}
+	stop   sync.Once // closes cancel
 	done   chan struct{}
 }
 
@@ -155,7 +156,15 @@ func (r *startedReport) settle(u *wire.JobUpdate) {
 		u.StartedAt = r.at.Unix()
 	}
 	r.mu.Unlock()
-	close(r.cancel) // a pending start not folded is sent at once
+	r.stop.Do(func() { close(r.cancel) }) // a pending start not folded is sent at once
+	<-r.done
+}
+
+// flush sends a pending start now, never folded, and waits for it: a
+// checkpoint's report follows its run's start, so a machine lost after a
+// checkpoint still leaves the run counted and its execute event logged.
+func (r *startedReport) flush() {
+	r.stop.Do(func() { close(r.cancel) })
 	<-r.done
 }
 

@@ -120,7 +120,11 @@ queue
 	if got, _ := os.ReadFile(filepath.Join(dir, "progress.log")); string(got) != "step 1\nstep 2\nstep 3\n" {
 		t.Errorf("progress.log = %q: each step should be done once", got)
 	}
-	for name, want := range map[string]string{attr.CheckpointNumber: "2", attr.ExitCode: "0"} {
+	// Three runs, each counted though two machines died soon after their
+	// job's start (a checkpoint's report follows its run's start), two of
+	// them from a checkpoint: NumRestarts, "the number of restarts from a
+	// checkpoint" (manual, Job ClassAd Attributes).
+	for name, want := range map[string]string{attr.CheckpointNumber: "2", attr.ExitCode: "0", attr.NumRestarts: "2", attr.JobRunCount: "3", attr.NumJobStarts: "3"} {
 		if got := str(ad, name); got != want {
 			t.Errorf("%s = %s, want %s", name, got, want)
 		}
