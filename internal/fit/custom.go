@@ -23,11 +23,14 @@ func RequestAttr(name string) string { return "Request" + name }
 // against the slot it asks of; anything but a positive number is 0, and
 // a fraction is rounded up.
 func RequestedCounts(job, slot *classad.Ad, names []string) Counts {
-	out := Counts{}
+	var out Counts // nil, allocating nothing, while nothing is asked
 	for _, n := range names {
 		v, err := classad.EvalAttr(job, RequestAttr(n), slot)
 		if f, ok := v.NumberValue(); err == nil && ok {
 			if a := amount(f, 0); a > 0 {
+				if out == nil {
+					out = Counts{}
+				}
 				out[n] = a
 			}
 		}

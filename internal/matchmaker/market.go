@@ -401,13 +401,16 @@ func (m *market) jobSide(st *eval.State, j int, c *class) jobSide {
 	if !evalAttr(st, job, sl, nameRequirements).IsTrue() {
 		return jobSide{state: 1}
 	}
-	return jobSide{
+	side := jobSide{
 		state: 2,
 		rank:  evalNumber(st, job, sl, nameRank, 0),
 		req: fit.Request(evalNumber(st, job, sl, nameRequestCpus, 0),
 			evalNumber(st, job, sl, nameRequestMemory, 0), evalNumber(st, job, sl, nameRequestDisk, 0)),
-		custom: fit.RequestedCounts(job, sl, slices.Collect(maps.Keys(c.custom))),
 	}
+	if len(c.custom) > 0 { // a class without custom resources costs nothing here
+		side.custom = fit.RequestedCounts(job, sl, slices.Collect(maps.Keys(c.custom)))
+	}
+	return side
 }
 
 // evaluate matches request j against class c: both Requirements, the
