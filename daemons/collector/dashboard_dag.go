@@ -17,7 +17,8 @@ const (
 	pathDAG  = PathDashboardAPI + "dag"
 )
 
-// handleDAGs lists the DAGs in every schedd's queue, from their ads.
+// handleDAGs lists the DAGs in every schedd's queue and those each
+// finished last, from their ads.
 func (s *Server) handleDAGs(ctx context.Context, r *wire.Request) (any, error) {
 	schedds := s.schedds()
 	found := make([][]dashboard.DAGSummary, len(schedds))
@@ -37,9 +38,9 @@ func (s *Server) handleDAGs(ctx context.Context, r *wire.Request) (any, error) {
 	return out, nil
 }
 
-// askDAGs asks one schedd for its DAGs' ads.
+// askDAGs asks one schedd for its DAGs' ads, the recently finished too.
 func (s *Server) askDAGs(ctx context.Context, sd schedd) ([]dashboard.DAGSummary, string) {
-	infos, err := s.queryDAGs(ctx, sd, wire.DAGQuery{AdsOnly: true})
+	infos, err := s.queryDAGs(ctx, sd, wire.DAGQuery{AdsOnly: true, Finished: true})
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -54,7 +55,8 @@ func (s *Server) askDAGs(ctx context.Context, sd schedd) ([]dashboard.DAGSummary
 	return out, ""
 }
 
-// handleDAG lays out one DAG of one schedd.
+// handleDAG lays out one DAG of one schedd, running or finished (the
+// schedd keeps its last finished DAGs' final graphs).
 func (s *Server) handleDAG(ctx context.Context, r *wire.Request) (any, error) {
 	q := r.HTTP.URL.Query()
 	id, err := strconv.ParseInt(q.Get("id"), 10, 64)
@@ -66,12 +68,13 @@ func (s *Server) handleDAG(ctx context.Context, r *wire.Request) (any, error) {
 		if sd.name != name {
 			continue
 		}
-		infos, err := s.queryDAGs(ctx, sd, wire.DAGQuery{IDs: []int64{id}, Graph: true, MaxNodes: dashboard.MaxDrawnNodes})
+		q := wire.DAGQuery{IDs: []int64{id}, Graph: true, MaxNodes: dashboard.MaxDrawnNodes, Finished: true}
+		infos, err := s.queryDAGs(ctx, sd, q)
 		if err != nil {
 			return nil, err
 		}
 		if len(infos) == 0 {
-			return nil, wire.NotFound("schedd %s has no DAG %d in its queue (finished or removed: kite q -dag -finished shows its end)", name, id)
+			return nil, wire.NotFound("schedd %s has no DAG %d, running or finished", name, id)
 		}
 		return dashboard.Graph(name, &infos[0], dashboard.MaxDrawnNodes)
 	}

@@ -47,11 +47,18 @@ type dagRecord struct {
 	MaxIdle   int      `json:"maxidle,omitempty"`
 	MaxPre    int      `json:"maxpre,omitempty"`
 	MaxPost   int      `json:"maxpost,omitempty"`
-	OutDir    string   `json:"outdir,omitempty"`
-	QDate     int64    `json:"qdate"`
-	Removed   bool     `json:"removed,omitempty"`
-	Aborted   bool     `json:"aborted,omitempty"`
-	AbortCode int      `json:"abort_code,omitempty"`
+	// MaxHold bounds its HOLD scripts running at once, MaxSubmits its
+	// node submissions per submit interval (dag_throttle.go); 0: none.
+	MaxHold    int `json:"maxhold,omitempty"`
+	MaxSubmits int `json:"maxsubmits,omitempty"`
+	// HoldClaim, in seconds, is its DAGMAN_HOLD_CLAIM_TIME (the CONFIG
+	// file's); nil: the schedd's dag_hold_claim_time.
+	HoldClaim *int   `json:"hold_claim,omitempty"`
+	OutDir    string `json:"outdir,omitempty"`
+	QDate     int64  `json:"qdate"`
+	Removed   bool   `json:"removed,omitempty"`
+	Aborted   bool   `json:"aborted,omitempty"`
+	AbortCode int    `json:"abort_code,omitempty"`
 	// ProvisionerReady: the PROVISIONER node's job said it is ready
 	// (dag_special.go).
 	ProvisionerReady bool   `json:"provisioner_ready,omitempty"`
@@ -68,6 +75,10 @@ type dagRecord struct {
 	ParentNode int    `json:"parent_node,omitempty"`
 	NodeName   string `json:"node_name,omitempty"`
 	Depth      int    `json:"depth,omitempty"`
+	// Priority, of a nested DAG: its SUBDAG node's effective PRIORITY,
+	// added to each of its nodes' (dagman-advance-functionality.rst
+	// "Effective node priorities").
+	Priority int `json:"priority,omitempty"`
 }
 
 // dagState is a DAG in memory: its record and run, and what the pump
@@ -76,12 +87,30 @@ type dagState struct {
 	rec      dagRecord
 	run      *dag.Run
 	inflight map[int]bool // nodes whose script or submit runs now
-	ending   bool         // over: its files are being written (dag_api.go)
+	// left holds the nodes that left inflight since the pump last looked
+	// (dag_pump.go resumes those whose work is still to do).
+	left   map[int]bool
+	ending bool // over: its files are being written (dag_api.go)
 	// runCtx is what its scripts run in, ended by stopScripts when the
 	// DAG is held (dag_hold.go); nil until the pump next starts work.
 	runCtx      context.Context
 	stopScripts context.CancelFunc
 	j           dagJournal // its informational files (dag_journal.go)
+	// holds and subs are its HOLD scripts and its submissions in this
+	// submit interval, against MaxHold and MaxSubmits (dag_throttle.go).
+	holds holdScripts
+	subs  submitWindow
+}
+
+// landed takes a node out of flight: its script or submit is over. The
+// pump looks at it again in case its work is still to do (a hold stopped
+// the script, the DAG was held before the submit, a commit failed).
+func (st *dagState) landed(i int) {
+	delete(st.inflight, i)
+	if st.left == nil {
+		st.left = map[int]bool{}
+	}
+	st.left[i] = true
 }
 
 // nodeRef names a node of a DAG.
@@ -100,6 +129,10 @@ type dagSet struct {
 	ctx       context.Context     // the pump's: the schedd's life
 	files     *dagFiles           // the writer of their informational files
 	writes    uint64              // transactions that handed it writes
+	// submits bounds the node submits that read and expand submit files
+	// at once: a fan-out of thousands of nodes queues them a few at a
+	// time instead of thousands of goroutines starving the jobs that run.
+	submits chan struct{}
 }
 
 func dagKey(id int64) string { return fmt.Sprintf("dag/%012d", id) }
@@ -109,7 +142,8 @@ func dagNodeKey(id int64, node int) string { return fmt.Sprintf("dagn/%012d/%08d
 // openDAGs loads the DAGs the queue keeps and hooks them to its
 // transactions after the job factories.
 func (s *Server) openDAGs() error {
-	ds := &dagSet{m: map[int64]*dagState{}, byCluster: map[int64]nodeRef{}, kick: make(chan struct{}, 1), ctx: context.Background(), files: newDAGFiles()}
+	ds := &dagSet{m: map[int64]*dagState{}, byCluster: map[int64]nodeRef{}, kick: make(chan struct{}, 1), ctx: context.Background(), files: newDAGFiles(),
+		submits: make(chan struct{}, maxNodeSubmits)}
 	err := s.q.Aux("dag/", func(key string, val []byte) error {
 		var rec dagRecord
 		if err := json.Unmarshal(val, &rec); err != nil {
@@ -200,7 +234,7 @@ func (s *Server) dagHook(tx *queue.Tx) error {
 	if len(ds.byCluster) == 0 {
 		return nil
 	}
-	changed := map[*dagState]bool{}
+	changed := map[*dagState]bool{} // true: a node's job ended
 	for _, c := range tx.Clusters() {
 		ref, ok := ds.byCluster[c.ID]
 		if !ok {
@@ -216,18 +250,43 @@ func (s *Server) dagHook(tx *queue.Tx) error {
 			}
 			s.nodeJobEvent(tx, st, ref.node, j)
 		}
-		changed[st] = true
+		changed[st] = changed[st] || false
 		if tx.Counts(c).Total() > 0 {
 			continue
 		}
 		delete(ds.byCluster, c.ID)
 		tx.OnRollback(func() { ds.byCluster[c.ID] = ref })
 		s.nodeJobsDone(st, ref.node, st.run.Nodes[ref.node].Return)
+		changed[st] = true
 	}
-	for st := range changed {
+	for st, ended := range changed {
+		if ended {
+			s.startChildren(tx, st)
+		}
 		s.settleDAG(tx, st)
 	}
 	return nil
+}
+
+// startChildren starts, in the transaction that ended a node's job, the
+// nodes that may start now (its children, its retry, its POST script),
+// as the pump would: a chain of nodes goes on with no transaction of the
+// pump's between a node's end and its child's submit.
+func (s *Server) startChildren(tx *queue.Tx, st *dagState) {
+	if st.rec.Finished || st.ending || st.rec.Held {
+		return
+	}
+	ctx := s.dags.ctx
+	st.scriptContext(ctx)
+	work := s.startNodes(tx, st)
+	if len(work) == 0 {
+		return
+	}
+	tx.AfterCommit(func() {
+		for _, w := range work {
+			s.wg.Go(func() { s.doNodeWork(ctx, w) })
+		}
+	})
 }
 
 // jobReturn is a node job's return value as DAGMan gives it: the exit

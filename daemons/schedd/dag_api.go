@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
@@ -43,6 +44,7 @@ func (s *Server) handleSubmitDAG(ctx context.Context, r *wire.Request) (any, err
 	st := &dagState{rec: dagRecord{
 		ID: id, Owner: r.Caller.Name, Account: acct.Name, Dir: filepath.Dir(body.File), DAG: d,
 		MaxJobs: body.MaxJobs, MaxIdle: body.MaxIdle, MaxPre: body.MaxPre, MaxPost: body.MaxPost,
+		MaxHold: body.MaxHold, MaxSubmits: body.MaxSubmits, HoldClaim: body.HoldClaimTime,
 		OutDir: body.OutfileDir, QDate: s.now().Unix(),
 		BatchName: cmpOr(body.BatchName, filepath.Base(body.File)+"+"+strconv.FormatInt(id, 10)),
 	}, run: dag.NewRun(d), inflight: map[int]bool{}}
@@ -94,8 +96,11 @@ func parseSubmittedDAG(body *wire.DAGSubmit) (*dag.DAG, error) {
 	if !filepath.IsAbs(body.File) {
 		return nil, wire.BadRequest("submit_dag: the DAG file %q is not an absolute path", body.File)
 	}
-	if body.MaxJobs < 0 || body.MaxIdle < 0 || body.MaxPre < 0 || body.MaxPost < 0 {
+	if body.MaxJobs < 0 || body.MaxIdle < 0 || body.MaxPre < 0 || body.MaxPost < 0 || body.MaxHold < 0 || body.MaxSubmits < 0 {
 		return nil, wire.BadRequest("submit_dag: throttles must not be negative")
+	}
+	if c := body.HoldClaimTime; c != nil && (*c < 0 || *c > dag.MaxHoldClaimTime) {
+		return nil, wire.BadRequest("submit_dag: the hold claim time must be 0 to %d seconds", dag.MaxHoldClaimTime)
 	}
 	src, ok := body.Files[body.File]
 	if !ok {
@@ -143,11 +148,12 @@ type dagEnd struct {
 }
 
 // renderDAGEnd renders the rescue DAG of a DAG that is over, when it
-// failed. (Its last node status and DOT files go with its journal:
-// dag_journal.go.)
+// failed, unless its PROVISIONER node failed before it was ready (DAGMan
+// exits at once then, writing none: dag.Run.ProvisionerFailed). (Its
+// last node status and DOT files go with its journal: dag_journal.go.)
 func (s *Server) renderDAGEnd(st *dagState) *dagEnd {
 	e := &dagEnd{st: st, rec: st.rec}
-	if st.run.ExitCode() != 0 {
+	if st.run.ExitCode() != 0 && !st.run.ProvisionerFailed() {
 		var b bytes.Buffer
 		_ = dag.WriteRescue(&b, st.run, s.now()) // a buffer: cannot fail
 		e.rescue = b.Bytes()
@@ -236,14 +242,17 @@ func (s *Server) handleDAGs(ctx context.Context, r *wire.Request) (any, error) {
 			out = append(out, shapeDAGInfo(&q, rd, st, s.dagInfo(st)))
 		}
 	})
-	if !q.Finished {
+	switch {
+	case !q.Finished:
 		return out, nil
+	case len(q.IDs) == 0: // the recently finished too (dag_finished.go)
+		return append(out, s.recentFinished(&q, seen)...), nil
 	}
 	for _, id := range q.IDs {
 		if seen[id] {
 			continue
 		}
-		if info, ok := s.finishedDAG(id); ok && ownerPicks(&q, info) {
+		if info, ok := s.finishedDAG(&q, id); ok && ownerPicks(&q, info) {
 			out = append(out, info)
 		}
 	}
@@ -266,27 +275,13 @@ func shapeDAGInfo(q *wire.DAGQuery, rd *queue.Reader, st *dagState, info wire.DA
 			}
 		}
 		if q.MaxNodes > 0 && len(info.Nodes) > q.MaxNodes {
-			info.Layers, info.Nodes = dagLayers(st.rec.DAG, info.Nodes), nil
+			nodes, d := info.Nodes, st.rec.DAG
+			status := func(i int) string { return nodes[i].Status }
+			info.Layers = layersOf(len(nodes), func(i int) []int { return d.Nodes[i].Parents }, status, nodeRunning(nodes))
+			info.Nodes = nil
 		}
 	}
 	return info
-}
-
-// dagLayers counts a DAG's nodes by depth and status.
-func dagLayers(d *dag.DAG, nodes []wire.DAGNode) []wire.DAGLayer {
-	depth, _ := dag.Depths(len(d.Nodes), func(i int) []int { return d.Nodes[i].Parents }) // checked acyclic
-	var layers []wire.DAGLayer
-	for i, n := range nodes {
-		for len(layers) <= depth[i] {
-			layers = append(layers, wire.DAGLayer{Depth: len(layers), Statuses: map[string]int{}})
-		}
-		l := &layers[depth[i]]
-		l.Statuses[n.Status]++
-		if n.JobStatus == attr.Running {
-			l.Running++
-		}
-	}
-	return layers
 }
 
 // maxDAGQueryIDs bounds the DAGs one query names (each finished one may
@@ -346,6 +341,7 @@ func (s *Server) dagAd(st *dagState) *classad.Ad {
 		{attr.DAGStatus, int64(st.run.Status())}, {attr.DAGInRecovery, 0},
 		{attr.DAGManMaxJobs, int64(rec.MaxJobs)}, {attr.DAGManMaxIdle, int64(rec.MaxIdle)},
 		{attr.DAGManMaxPre, int64(rec.MaxPre)}, {attr.DAGManMaxPost, int64(rec.MaxPost)},
+		{attr.DAGManMaxHold, int64(rec.MaxHold)}, {attr.DAGManMaxSubmits, int64(rec.MaxSubmits)},
 	} {
 		ad.Set(kv.k, ast.Int(kv.v))
 	}
@@ -364,7 +360,27 @@ func (s *Server) dagAd(st *dagState) *classad.Ad {
 		ad.Set(attr.HoldReason, ast.Str(rec.HoldReason))
 		ad.Set(attr.HoldReasonCode, ast.Int(attr.HoldUserRequest))
 	}
+	setJobAttrs(ad, rec.DAG.JobAttrs)
 	return ad
+}
+
+// dagAdOwn are the attributes of a DAG's ad that say its state only now
+// and then: SET_JOB_ATTR may not set them (an ExitCode would say the DAG
+// is over).
+var dagAdOwn = []string{attr.ExitCode, attr.DAGManJobID, attr.DAGNodeName, attr.HoldReason, attr.HoldReasonCode}
+
+// setJobAttrs adds the DAG file's SET_JOB_ATTR attributes to its ad
+// (dagman-advance-functionality.rst "Setting Job Ad Attributes"), but not
+// over DAGMan's own.
+func setJobAttrs(ad *classad.Ad, attrs []dag.Attr) {
+	for _, a := range attrs {
+		if _, set := ad.Lookup(a.Name); set || slices.ContainsFunc(dagAdOwn, func(n string) bool { return strings.EqualFold(n, a.Name) }) {
+			continue
+		}
+		if e, err := classad.ParseExpr(a.Value); err == nil { // checked as the DAG was parsed
+			ad.Set(a.Name, e)
+		}
+	}
 }
 
 // actDAGs applies kite rm, hold and release to the DAGs a selection

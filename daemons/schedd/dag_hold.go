@@ -21,7 +21,9 @@ import (
 // A node job that goes on hold runs the node's HOLD script (SCRIPT HOLD;
 // dagman-introduction.rst "Scripts"): after the commit
 // that holds the job, on a best-effort basis; its exit status changes
-// nothing and it is not run again after a restart.
+// nothing and it is not run again after a restart. At most MaxHold run
+// at once (-maxhold, DAGMan's -MaxHold; dag_throttle.go): the others
+// wait, in order, for one to end.
 
 // holdDAG holds a running DAG in tx, killing its scripts once the hold is
 // durable.
@@ -82,7 +84,7 @@ func (s *Server) heldNodeJobs(tx *queue.Tx, c *queue.Cluster, st *dagState, node
 		}
 		w := nodeWork{st: st, node: node, argv: scriptArgs(st, node, dag.Hold), ctx: st.scriptContext(s.dags.ctx)}
 		w.argv = withJobID(w.argv, sc.Argv, j.ID)
-		tx.AfterCommit(func() { s.wg.Go(func() { s.runHoldScript(w) }) })
+		s.queueHoldScript(tx, st, w)
 	}
 }
 
@@ -98,9 +100,14 @@ func withJobID(argv, raw []string, id queue.JobID) []string {
 }
 
 // runHoldScript runs a HOLD script, best effort: its status is logged.
-func (s *Server) runHoldScript(w nodeWork) {
+// Its end lets a HOLD script that waits start, unless life, the
+// schedd's, is over.
+func (s *Server) runHoldScript(w nodeWork, life context.Context) {
 	rec := &w.st.rec
 	n := rec.DAG.Nodes[w.node]
 	rc := s.runScript(w.ctx, rec, n, dag.Hold, w.argv)
 	s.log.Info("DAG HOLD script ran", "dag", rec.ID, "node", n.Name, "status", rc)
+	if life.Err() == nil { // not the schedd stopping
+		s.holdScriptDone(w.st)
+	}
 }

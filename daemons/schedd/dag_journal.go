@@ -89,6 +89,13 @@ type fileWrite struct {
 	save          bool // a save point file: its directory made, an old one renamed .old
 }
 
+// appends reports whether w appends to its file: appends to one file in
+// a row are joined into one write; a file written whole (replaced, a save
+// point, a numbered DOT picture) is written once for each.
+func (w fileWrite) appends() bool {
+	return !w.replace && !w.numbered && !w.save && w.insert == ""
+}
+
 // dagFiles is the writer's queue.
 type dagFiles struct {
 	mu      sync.Mutex
@@ -266,7 +273,7 @@ func (s *Server) writeDAGFiles() {
 	for k := 0; k < len(ws); {
 		w := ws[k]
 		k++
-		for !w.replace && k < len(ws) && !ws[k].replace && ws[k].path == w.path && ws[k].account == w.account {
+		for w.appends() && k < len(ws) && ws[k].appends() && ws[k].path == w.path && ws[k].account == w.account {
 			w.data = append(slices.Clip(w.data), ws[k].data...)
 			k++
 		}

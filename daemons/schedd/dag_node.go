@@ -18,21 +18,18 @@ import (
 	"github.com/kite-sched/kite/internal/submit"
 )
 
-// submitNode submits a node's job: a cluster id, the node's submit file
-// read and expanded as the DAG's owner (outside the queue's lock), then
-// one transaction that queues the cluster and marks the node with it. A
+// submitNode submits a node's job: the node's submit file read and
+// expanded as the DAG's owner (outside the queue's lock) for the cluster
+// id the pump handed out, then one transaction that queues the cluster
+// and marks the node with it. A
 // submit that fails ends the node's job with ReturnSubmitFailed
 // (DAGMan's -1001), which RETRY and a POST script see.
 func (s *Server) submitNode(ctx context.Context, w nodeWork) {
 	st := w.st
 	rec := &st.rec
-	id, err := s.q.NewCluster(rec.Owner)
-	var queueIt func(tx *queue.Tx) error
-	if err == nil {
-		queueIt, err = s.prepareNode(st, w, id)
-	}
+	queueIt, err := s.prepareNode(st, w, w.id)
 	err = s.q.Update(func(tx *queue.Tx) error {
-		delete(st.inflight, w.node)
+		st.landed(w.node)
 		n := st.run.Nodes[w.node]
 		if n.Status != dag.Submitted || n.Cluster != 0 {
 			return nil // the DAG moved on (removed)

@@ -4,10 +4,14 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/dag"
 )
+
+// maxNodeSubmits is how many node submits run at once (dagSet.submits).
+const maxNodeSubmits = 8
 
 // nodeWork is what the pump starts outside the queue's lock for a node:
 // a script (argv expanded when it was started) or a submit (with the
@@ -18,6 +22,7 @@ type nodeWork struct {
 	step dag.Step
 	argv []string        // a script's
 	vars []string        // a submit's name=value macros, before the file
+	id   int64           // a submit's cluster id, handed out in the pump's transaction
 	ctx  context.Context // a script's: done when the schedd stops or the DAG is held
 }
 
@@ -67,6 +72,9 @@ type throttle struct {
 
 func (s *Server) countDAG(tx *queue.Tx, st *dagState) throttle {
 	t := throttle{cats: map[string]int{}}
+	if r := &st.rec; r.MaxJobs <= 0 && r.MaxIdle <= 0 && r.MaxPre <= 0 && r.MaxPost <= 0 && len(r.DAG.MaxJobs) == 0 {
+		return t // no throttle: nothing to count
+	}
 	for i, n := range st.run.Nodes {
 		switch n.Status {
 		case dag.PreRun:
@@ -87,29 +95,46 @@ func (s *Server) countDAG(tx *queue.Tx, st *dagState) throttle {
 }
 
 // startNodes resumes the nodes whose script or submit is not running
-// (after a restart), then starts startable nodes, highest priority first,
-// as the DAG's throttles allow (-maxjobs, -maxidle, -maxpre, -maxpost,
-// MAXJOBS of categories).
+// (after a restart, a hold, a failed commit), then starts startable
+// nodes, highest priority first, as the DAG's throttles allow (-maxjobs,
+// -maxidle, -maxpre, -maxpost, MAXJOBS of categories, and the submit
+// interval's MaxSubmits).
 func (s *Server) startNodes(tx *queue.Tx, st *dagState) []nodeWork {
 	var work []nodeWork
-	for i, n := range st.run.Nodes {
+	var later []int // submits the submit interval holds back
+	resume := func(i int) {
 		if st.inflight[i] {
-			continue
+			return
 		}
-		switch {
+		switch n := st.run.Nodes[i]; {
 		case n.Status == dag.PreRun:
 			work = append(work, s.nodeWork(tx, st, i, dag.StepPre))
 		case n.Status == dag.PostRun:
 			work = append(work, s.nodeWork(tx, st, i, dag.StepPost))
+		case n.Status == dag.Submitted && n.Cluster == 0 && !s.submitSlot(tx, st):
+			later = append(later, i)
 		case n.Status == dag.Submitted && n.Cluster == 0:
 			work = append(work, s.nodeWork(tx, st, i, dag.StepSubmit))
 		}
+	}
+	// The nodes that came to need a step (all of them after a restart,
+	// or after a failed commit undid changes), and those whose work ended
+	// without moving them on: never a walk over every node.
+	for _, i := range st.run.Pending() {
+		resume(i)
+	}
+	for i := range st.left {
+		resume(i)
+	}
+	clear(st.left)
+	for _, i := range later {
+		st.landed(i) // looked at again when the interval ends
 	}
 	t := s.countDAG(tx, st)
 	rec := &st.rec
 	for _, i := range st.run.Startable() {
 		node := rec.DAG.Nodes[i]
-		if !s.mayStart(st, t, node) {
+		if !s.mayStart(st, t, node) || !s.maySubmit(tx, st, node) {
 			continue
 		}
 		if st.run.Nodes[i].Retries == 0 && node.SavePoint != "" {
@@ -129,6 +154,8 @@ func (s *Server) startNodes(tx *queue.Tx, st *dagState) []nodeWork {
 		}
 		if step != dag.StepNone {
 			work = append(work, s.nodeWork(tx, st, i, step))
+		} else {
+			tx.AfterCommit(s.dags.wake) // a NOOP node is done: its children may start
 		}
 	}
 	return work
@@ -155,7 +182,7 @@ func (s *Server) mayStart(st *dagState, t throttle, node *dag.Node) bool {
 // nodeWork marks a node in flight and prepares its work.
 func (s *Server) nodeWork(tx *queue.Tx, st *dagState, i int, step dag.Step) nodeWork {
 	st.inflight[i] = true
-	tx.OnRollback(func() { delete(st.inflight, i) })
+	tx.OnRollback(func() { st.landed(i) })
 	w := nodeWork{st: st, node: i, step: step, ctx: st.runCtx}
 	switch step {
 	case dag.StepPre:
@@ -165,7 +192,8 @@ func (s *Server) nodeWork(tx *queue.Tx, st *dagState, i int, step dag.Step) node
 		w.argv = scriptArgs(st, i, dag.Post)
 		s.nodeEvent(st, i, "POST_SCRIPT_STARTED", nodeJobID(st, i), strings.Join(w.argv, " "))
 	case dag.StepSubmit:
-		w.vars = nodeMacros(st, i)
+		w.vars = nodeMacros(st, i, s.dagHoldClaim(st))
+		w.id = tx.NewCluster(st.rec.Owner) // durable with the pump's commit, not one of its own
 	}
 	return w
 }
@@ -205,8 +233,10 @@ func scriptArgs(st *dagState, i int, kind dag.ScriptKind) []string {
 // nodeMacros are the macros DAGMan gives a node's submit file, before
 // the file (dagman-reference.rst, "VARS"; the reference's InitVars):
 // JOB, RETRY, DAG_STATUS, FAILED_COUNT, DAGManJobId, DAG_PARENT_NAMES,
-// priority, then the node's VARS PREPEND.
-func nodeMacros(st *dagState, i int) []string {
+// priority, keep_claim_idle for a node with children (hold, DAGMan's
+// DAGMAN_HOLD_CLAIM_TIME: dagman-submit-optimization), then the node's
+// VARS PREPEND.
+func nodeMacros(st *dagState, i int, hold time.Duration) []string {
 	r := st.run
 	n := r.DAG.Nodes[i]
 	out := []string{
@@ -221,8 +251,11 @@ func nodeMacros(st *dagState, i int) []string {
 		}
 		out = append(out, "DAG_PARENT_NAMES="+strings.Join(names, ","))
 	}
-	if n.Priority != 0 {
-		out = append(out, "priority="+strconv.Itoa(n.Priority))
+	if p := n.Priority + st.rec.Priority; p != 0 { // a nested DAG's nodes: plus its SUBDAG node's
+		out = append(out, "priority="+strconv.Itoa(p))
+	}
+	if len(n.Children) > 0 && hold >= time.Second {
+		out = append(out, "keep_claim_idle="+strconv.Itoa(int(hold/time.Second)))
 	}
 	return out
 }
@@ -232,6 +265,12 @@ func nodeMacros(st *dagState, i int) []string {
 func (s *Server) doNodeWork(ctx context.Context, w nodeWork) {
 	switch w.step {
 	case dag.StepSubmit:
+		select {
+		case s.dags.submits <- struct{}{}:
+		case <-ctx.Done():
+			return // the schedd stops: the node is submitted after the restart
+		}
+		defer func() { <-s.dags.submits }()
 		s.submitNode(ctx, w)
 	case dag.StepPre, dag.StepPost:
 		rc := s.runDAGScript(w.ctx, w)
@@ -251,7 +290,7 @@ func (s *Server) doNodeWork(ctx context.Context, w nodeWork) {
 // released.
 func (s *Server) scriptStopped(w nodeWork) {
 	err := s.q.Update(func(tx *queue.Tx) error {
-		delete(w.st.inflight, w.node)
+		w.st.landed(w.node)
 		return nil
 	})
 	if err != nil {
@@ -264,7 +303,7 @@ func (s *Server) scriptStopped(w nodeWork) {
 func (s *Server) nodeScriptDone(w nodeWork, rc int) {
 	st := w.st
 	err := s.q.Update(func(tx *queue.Tx) error {
-		delete(st.inflight, w.node)
+		st.landed(w.node)
 		want := map[dag.Step]dag.Status{dag.StepPre: dag.PreRun, dag.StepPost: dag.PostRun}[w.step]
 		if st.run.Nodes[w.node].Status != want {
 			return nil

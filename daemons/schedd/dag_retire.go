@@ -19,10 +19,12 @@ import (
 // (kite history shows it: ClusterId the DAG's id, JobUniverse 7, Cmd
 // condor_dagman, the DAG_* counts, ExitCode). So the live store holds only DAGs that run, however
 // many have run. The schedd keeps the last dagKeepFinished finished DAGs
-// in memory, with their nodes, for kite submit_dag --wait and kite q -dag;
-// older ones (and all after a restart) are found in the history.
+// in memory, with their nodes, for kite submit_dag --wait and kite q -dag,
+// and in the store their final ads and graphs (bounded: dag_finished.go),
+// which outlive a restart; older ones are found in the history.
 
-// dagKeepFinished is how many finished DAGs the schedd keeps in memory.
+// dagKeepFinished is how many finished DAGs the schedd keeps in memory,
+// and their records in the store.
 const dagKeepFinished = 64
 
 // retireDAG records in tx that a DAG is over: its ad to the history, its
@@ -37,7 +39,9 @@ func (s *Server) retireDAG(tx *queue.Tx, st *dagState) {
 	ad.Set(attr.Arguments, ast.Str("-Dag "+st.rec.DAG.File))
 	ad.Set(attr.CompletionDate, ast.Int(now))
 	ad.Set(attr.EnteredCurrentStatus, ast.Int(now))
-	tx.AddHistory(classad.AppendJSON(nil, ad, false))
+	adJSON := classad.AppendJSON(nil, ad, false)
+	tx.AddHistory(adJSON)
+	s.keepFinished(tx, st, adJSON) // its picture (dag_finished.go)
 	s.dagNote(st, "DAGMAN_FINISHED "+strconv.Itoa(st.rec.ExitCode),
 		fmt.Sprintf("DAG %s (id %d) is over: status %d, exit %d", st.rec.DAG.File, st.rec.ID, st.rec.Status, st.rec.ExitCode))
 	s.flushJournal(tx, st, false, true)
@@ -59,19 +63,24 @@ func (s *Server) retireDAG(tx *queue.Tx, st *dagState) {
 	})
 }
 
-// finishedDAG returns a finished DAG's info: from memory when it is among
-// the recent ones, else its ad from the history (without its nodes).
-func (s *Server) finishedDAG(id int64) (wire.DAGInfo, bool) {
+// finishedDAG returns a finished DAG's info, shaped by the query: from
+// memory when it is among the recent ones, else from its record in the
+// store (dag_finished.go), else its ad from the history (without its
+// nodes: a DAG that finished before the last dagKeepFinished).
+func (s *Server) finishedDAG(q *wire.DAGQuery, id int64) (wire.DAGInfo, bool) {
 	var info wire.DAGInfo
 	found := false
-	s.q.Read(func(*queue.Reader) {
+	s.q.Read(func(rd *queue.Reader) {
 		for _, st := range s.dags.done {
 			if st.rec.ID == id {
-				info, found = s.dagInfo(st), true
+				info, found = shapeDAGInfo(q, rd, st, s.dagInfo(st)), true
 			}
 		}
 	})
 	if found {
+		return info, true
+	}
+	if info, ok := s.storedFinished(q, id); ok {
 		return info, true
 	}
 	err := s.q.History(func(raw []byte) bool {

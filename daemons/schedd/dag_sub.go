@@ -81,6 +81,7 @@ func (s *Server) queueSubDAG(tx *queue.Tx, st *dagState, i int, id int64, d *dag
 		ID: id, Owner: rec.Owner, Account: rec.Account, Dir: nodeDir(rec, rec.DAG.Nodes[i]), DAG: d,
 		QDate: s.now().Unix(), BatchName: rec.BatchName, OutDir: rec.OutDir,
 		Parent: rec.ID, ParentNode: i, NodeName: rec.DAG.Nodes[i].Name, Depth: rec.Depth + 1,
+		Priority: rec.Priority + rec.DAG.Nodes[i].Priority,
 	}, run: dag.NewRun(d), inflight: map[int]bool{}}
 	if err := s.addDAG(tx, child); err != nil {
 		return err

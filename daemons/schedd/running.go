@@ -1,10 +1,8 @@
 package schedd
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -292,12 +290,12 @@ func (s *Server) next(c *claims.Claim) (queue.JobID, bool) {
 	var mat queue.Materializer
 	taken := s.claims.Unavailable() // one lock, not one a job passed
 	s.q.Read(func(rd *queue.Reader) {
-		for _, cl := range byPriority(rd, c.Owner) {
+		for cl := range rd.IdleClusters(c.Owner) { // by JobPrio, then oldest first
 			if clusterOnSchedd(cl) {
 				continue // the schedd runs them itself (local.go)
 			}
-			for j := range cl.Jobs {
-				if j.Status() != attr.Idle || taken[j.ID] || !s.claims.Matchable(j.ID) {
+			for j := range cl.IdleJobs { // not the running ones before them
+				if taken[j.ID] || !s.claims.Matchable(j.ID) {
 					continue
 				}
 				v := j.View()
@@ -318,28 +316,6 @@ func (s *Server) next(c *claims.Claim) (queue.JobID, bool) {
 		}
 	})
 	return found, ok
-}
-
-// byPriority lists a submitter's clusters by JobPrio, highest first, then
-// by id.
-func byPriority(rd *queue.Reader, submitter string) []*queue.Cluster {
-	type ranked struct {
-		c    *queue.Cluster
-		prio int64
-	}
-	var cs []ranked
-	for cl := range rd.Clusters {
-		if cl.Submitter == submitter {
-			prio, _ := classad.EvalNumber(cl.Ad(), attr.JobPrio)
-			cs = append(cs, ranked{cl, int64(prio)})
-		}
-	}
-	slices.SortStableFunc(cs, func(a, b ranked) int { return cmp.Compare(b.prio, a.prio) })
-	out := make([]*queue.Cluster, len(cs))
-	for i, r := range cs {
-		out[i] = r.c
-	}
-	return out
 }
 
 // releaseClaim gives a claim back to its startd.

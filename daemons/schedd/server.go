@@ -67,6 +67,9 @@ type Config struct {
 	// RequeueAfter is how long after gossip finds a startd dead its jobs
 	// go back to idle (0: at once).
 	RequeueAfter time.Duration
+	// DAGHoldClaim is the KeepClaimIdle of DAG node jobs that have
+	// children (claimhold.go; 0: none).
+	DAGHoldClaim time.Duration
 	// MaxAborts holds a job whose machine was lost more often (0: never).
 	MaxAborts int
 	// Replicas is how many extra instances of a running job may run
@@ -103,7 +106,7 @@ func ConfigFrom(c *config.Config) Config {
 		Listen: s.Listen, Name: s.Name, Spool: c.SpoolDir(), UIDDomain: s.UIDDomain,
 		IdentityMap: s.IdentityMap, AcceptIdentities: s.AcceptIdentities,
 		PeriodicInterval: s.PeriodicInterval.Duration, UpdateInterval: s.UpdateInterval.Duration,
-		UpdateDelay: s.UpdateDelay.Duration, ClaimLease: s.ClaimLease.Duration,
+		UpdateDelay: s.UpdateDelay.Duration, ClaimLease: s.ClaimLease.Duration, DAGHoldClaim: s.DAGHoldClaimTime.Duration,
 		MaxRunning: s.MaxRunningJobs, HistoryRetain: s.HistoryRetain, MaxBodyBytes: s.MaxBodyBytes,
 		RequeueAfter: s.RequeueAfter.Duration, MaxAborts: s.MaxAborts, Replicas: s.Replicas,
 		MaxJobsPerSubmission: s.MaxJobsPerSubmission, MaxJobsPerOwner: s.MaxJobsPerOwner,
@@ -139,6 +142,7 @@ type Server struct {
 	lost        *lostStartds    // lost machines (lost.go)
 	local       *localJobs      // jobs of the local and scheduler universes (local.go)
 	flock       *flocking       // flocking to other pools (flock.go)
+	held        *heldClaims     // claims kept idle for the owner's next job (claimhold.go)
 
 	mu   sync.Mutex
 	addr string
@@ -186,6 +190,7 @@ func New(env *daemon.Env, cfg Config) (*Server, error) {
 	s.replication = newReplication(s)
 	s.lost = newLostStartds()
 	s.flock = newFlocking(s)
+	s.held = newHeldClaims()
 	s.reg, s.met = s.newMetrics()
 	s.files = &transfer.Files{Job: s.instanceJob, SendOutputs: s.claims.SendOutputs, Accounts: s.ids, Moved: s.met.transferred, Log: s.log,
 		Checkpoints: filepath.Join(cfg.Spool, "checkpoints"), Spool: filepath.Join(cfg.Spool, spooledDir)}
@@ -273,6 +278,7 @@ func (s *Server) Run(ctx context.Context) error {
 	s.wg.Go(func() { s.lostLoop(ctx) })
 	s.wg.Go(func() { s.settleOrphans(ctx) })
 	s.wg.Go(func() { s.dagLoop(ctx) })
+	s.wg.Go(func() { s.keepHeldClaims(ctx) })
 	s.wg.Go(func() { s.localLoop(ctx) })
 	s.wg.Go(func() { s.flock.run(ctx) })
 	s.wg.Go(func() { s.spoolLoop(ctx) })
@@ -374,6 +380,7 @@ const maxOutputBytes = 1 << 40
 // kickAds asks for the ads to go out soon (coalesced).
 func (s *Server) kickAds() {
 	s.local.poke()
+	s.held.poke()
 	select {
 	case s.kick <- struct{}{}:
 	default:

@@ -136,9 +136,11 @@ func (s *Server) ended(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at ti
 	s.claims.Detach(c)
 	next, haveNext := s.next(c)
 	started := false
-	var wait time.Duration
+	var wait, keep time.Duration
 	first := false
 	err := s.updateRunning(id, func(tx *queue.Tx, j *queue.Job, ev *eventBatch) {
+		v := tx.View(j)
+		keep = keepClaimIdle(&v)
 		if u.StartedAt != 0 {
 			wait, first = s.recordStart(tx, j, c, time.Unix(u.StartedAt, 0), ev)
 		}
@@ -186,7 +188,7 @@ func (s *Server) ended(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at ti
 	case started:
 		s.goBackground(func(ctx context.Context) { s.sendActivate(ctx, c, next) })
 	default:
-		s.goBackground(func(ctx context.Context) { s.reuse(ctx, c) })
+		s.goBackground(func(ctx context.Context) { s.reuse(ctx, c, keep) })
 	}
 	return nil, nil
 }
@@ -249,13 +251,18 @@ func terminatedEvent(v *queue.View, u *wire.JobUpdate, at time.Time) userlog.Eve
 }
 
 // reuse gives a claim whose job ended the owner's next idle job that fits,
-// or releases it.
-func (s *Server) reuse(ctx context.Context, c *claims.Claim) {
+// or keeps it idle for keep (the job's KeepClaimIdle, claimhold.go), or
+// releases it.
+func (s *Server) reuse(ctx context.Context, c *claims.Claim, keep time.Duration) {
 	if s.claims.State(c).Gone {
 		return
 	}
 	next, ok := s.next(c)
-	if !ok {
+	switch {
+	case !ok && keep > 0:
+		s.holdClaim(c, keep)
+		return
+	case !ok:
 		s.releaseClaim(ctx, c)
 		return
 	}

@@ -59,6 +59,9 @@ const (
 	EnteredCurrentStatus = "EnteredCurrentStatus"
 	QDate                = "QDate"
 	JobPrio              = "JobPrio"
+	// KeepClaimIdle: seconds the schedd keeps a job's claim idle after
+	// it ends, for the owner's next job (DAG nodes with children).
+	KeepClaimIdle        = "KeepClaimIdle"
 	JobUniverse          = "JobUniverse"
 	Cmd                  = "Cmd"
 	Args                 = "Args"

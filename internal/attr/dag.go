@@ -24,6 +24,9 @@ const (
 	DAGManMaxIdle   = "DAGMan_MaxIdle"
 	DAGManMaxPre    = "DAGMan_MaxPreScripts"
 	DAGManMaxPost   = "DAGMan_MaxPostScripts"
-	DAGFile         = "DAG_File" // Kite's: the DAG file's path
-	DAGRescueFile   = "DAG_RescueFile"
+	DAGManMaxHold   = "DAGMan_MaxHoldScripts"
+	// DAGManMaxSubmits: node jobs submitted per submit interval (5 s).
+	DAGManMaxSubmits = "DAGMan_MaxSubmitsPerInterval"
+	DAGFile          = "DAG_File" // Kite's: the DAG file's path
+	DAGRescueFile    = "DAG_RescueFile"
 )

@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/runas"
@@ -58,6 +59,12 @@ type Schedd struct {
 	// alive for this long is given up by both sides, and its job goes back
 	// to idle. Keep-alives go every third of it. Typically 60s.
 	ClaimLease Duration `toml:"claim_lease"`
+	// DAGHoldClaimTime is how long the claim of a DAG node's job that has
+	// children stays idle after the job ends, so that a child submitted
+	// meanwhile runs on it at once instead of after a negotiation cycle
+	// (DAGMan's DAGMAN_HOLD_CLAIM_TIME: the node jobs carry KeepClaimIdle).
+	// 0 gives claims back at once; at most 1h. Typically 20s.
+	DAGHoldClaimTime Duration `toml:"dag_hold_claim_time"`
 	// MaxRunningJobs caps the jobs running at once (HTCondor's
 	// MAX_JOBS_RUNNING). Typically 10000.
 	MaxRunningJobs int `toml:"max_running_jobs"`
@@ -147,6 +154,8 @@ func init() {
 		check(s.UpdateDelay.Duration >= 0 && s.UpdateDelay.Duration <= s.UpdateInterval.Duration,
 			"schedd.update_delay", "must be between 0 and schedd.update_interval")
 		check(s.ClaimLease.Duration >= 3e9, "schedd.claim_lease", "must be at least 3s")
+		check(s.DAGHoldClaimTime.Duration >= 0 && s.DAGHoldClaimTime.Duration <= time.Hour,
+			"schedd.dag_hold_claim_time", "must be between 0 and 1h")
 		check(s.MaxRunningJobs >= 0, "schedd.max_running_jobs", "must not be negative")
 		check(s.HistoryRetain >= 0, "schedd.history_retain", "must not be negative")
 		check(s.MaxBodyBytes >= 1<<20, "schedd.max_body_bytes", "must be at least 1 MiB")

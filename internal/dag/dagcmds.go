@@ -3,6 +3,8 @@ package dag
 import (
 	"path"
 	"strings"
+
+	"github.com/kite-sched/kite/classad"
 )
 
 // dagCommands are the commands about the whole DAG.
@@ -59,6 +61,11 @@ func setJobAttr(p *parser, l *logical, args []token, at Pos) {
 	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 	if !ok || name == "" || value == "" || strings.ContainsAny(name, " \t") {
 		p.errorf(l.pos(args[0].off), "SET_JOB_ATTR needs <name> = <value>")
+		return
+	}
+	if _, err := classad.ParseExpr(value); err != nil {
+		_, after, _ := strings.Cut(rest, "=")
+		p.errorf(l.pos(args[0].off+len(rest)-len(strings.TrimLeft(after, " \t"))), "SET_JOB_ATTR %s: the value is not a ClassAd expression: %v", name, err)
 		return
 	}
 	for i, a := range p.d.JobAttrs {

@@ -87,8 +87,10 @@ type Run struct {
 
 	waiting      []int32 // parents each node still waits for
 	weakChildren [][]int
-	ready        []int // NotReady nodes with no parent to wait for (maybe stale)
-	seq          int   // the last Seq given
+	ready        []int           // NotReady nodes with no parent to wait for (maybe stale)
+	seq          int             // the last Seq given
+	byStatus     [Futile + 1]int // nodes by status, SERVICE nodes left out
+	pending      []int           // nodes that came to need a step (Pending)
 	changed      []Change
 	seen         map[int]bool // nodes in changed
 }
@@ -122,8 +124,14 @@ func (r *Run) Rebuild() {
 	r.weakChildren = make([][]int, len(d.Nodes))
 	r.ready = r.ready[:0]
 	r.seq = 0
-	for _, s := range r.Nodes {
+	r.byStatus = [Futile + 1]int{}
+	r.pending = r.pending[:0]
+	for i, s := range r.Nodes {
 		r.seq = max(r.seq, s.Seq)
+		r.count(i, s.Status, 1)
+		if s.needsStep() {
+			r.pending = append(r.pending, i)
+		}
 	}
 	for i, n := range d.Nodes {
 		for _, p := range n.Parents {
@@ -163,7 +171,36 @@ func (r *Run) Undo(changes []Change) {
 	r.Rebuild()
 }
 
+// count counts n nodes more of a status (SERVICE nodes are not counted).
+func (r *Run) count(i int, s Status, n int) {
+	if r.DAG.Nodes[i].Kind != KindService {
+		r.byStatus[s] += n
+	}
+}
+
+// needsStep reports whether a node in the state waits for the
+// scheduler's step: its PRE or POST script, or its job's submit.
+func (st NodeState) needsStep() bool {
+	return st.Status == PreRun || st.Status == PostRun || st.Status == Submitted && st.Cluster == 0
+}
+
+// Pending returns, and forgets, the nodes that came to need a step of
+// the scheduler (a PRE or POST script, a submit) since the last call, or
+// since Rebuild, which lists all of them: the scheduler starts their steps
+// without looking at every node. A node may be listed that no longer
+// needs one, or that the scheduler already works on.
+func (r *Run) Pending() []int {
+	p := r.pending
+	r.pending = nil
+	return p
+}
+
 func (r *Run) set(i int, st NodeState) {
+	r.count(i, r.Nodes[i].Status, -1)
+	r.count(i, st.Status, 1)
+	if st.needsStep() {
+		r.pending = append(r.pending, i)
+	}
 	if r.seen == nil {
 		r.seen = map[int]bool{}
 	}
@@ -198,7 +235,7 @@ func (r *Run) Startable() []int {
 	default:
 		out = slices.Clone(out)
 	}
-	if f := r.DAG.Final; f >= 0 && r.Nodes[f].Status == NotReady && !slices.ContainsFunc(out, r.notService) && r.Active() == 0 {
+	if f := r.DAG.Final; f >= 0 && r.Nodes[f].Status == NotReady && !slices.ContainsFunc(out, r.notService) && r.Active() == 0 && !r.ProvisionerFailed() {
 		out = append(out, f)
 	}
 	slices.SortStableFunc(out, func(a, b int) int {
@@ -224,13 +261,7 @@ func (r *Run) SetProvisionerReady() { r.ProvisionerReady = true }
 // Active counts the nodes whose script or job runs, SERVICE nodes left
 // out: the DAG does not wait for them.
 func (r *Run) Active() int {
-	n := 0
-	for i, s := range r.Nodes {
-		if (s.Status == PreRun || s.Status == Submitted || s.Status == PostRun) && r.DAG.Nodes[i].Kind != KindService {
-			n++
-		}
-	}
-	return n
+	return r.byStatus[PreRun] + r.byStatus[Submitted] + r.byStatus[PostRun]
 }
 
 // Finished reports whether nothing more will run but SERVICE nodes,
@@ -479,10 +510,8 @@ func (r *Run) Status() int {
 	case r.Aborted:
 		return DAGAborted
 	}
-	for i, s := range r.Nodes {
-		if (s.Status == Failed || s.Status == Futile) && r.DAG.Nodes[i].Kind != KindService {
-			return DAGFailed // a SERVICE node is best effort
-		}
+	if r.byStatus[Failed]+r.byStatus[Futile] > 0 { // a SERVICE node is best effort
+		return DAGFailed
 	}
 	return DAGOK
 }
@@ -502,4 +531,4 @@ func (r *Run) ExitCode() int {
 }
 
 // Failed counts the failed nodes ($FAILED_COUNT).
-func (r *Run) Failed() int { return r.Counts().Failed }
+func (r *Run) Failed() int { return r.byStatus[Failed] }

@@ -41,6 +41,7 @@ func simulate(t *testing.T, r *Run, script map[string]*outcome) []string {
 				o = &outcome{}
 			}
 			for step := r.Start(i); step != StepNone; {
+				checkCounts(t, r)
 				switch step {
 				case StepPre:
 					v := next(&o.pre)
@@ -59,7 +60,26 @@ func simulate(t *testing.T, r *Run, script map[string]*outcome) []string {
 			}
 		}
 	}
+	checkCounts(t, r)
 	return log
+}
+
+// checkCounts checks the counts Run keeps as nodes change (Active,
+// Failed, Status) against a count of every node.
+func checkCounts(t *testing.T, r *Run) {
+	t.Helper()
+	c := r.Counts()
+	if got, want := r.Active(), c.Pre+c.Queued+c.Post; got != want {
+		t.Fatalf("Active() = %d, the nodes say %d (%+v)", got, want, c)
+	}
+	if r.Failed() != c.Failed {
+		t.Fatalf("Failed() = %d, the nodes say %d", r.Failed(), c.Failed)
+	}
+	if f := r.DAG.Final; (f < 0 || !r.Nodes[f].Status.finished()) && !r.Removed && !r.Aborted {
+		if failed := c.Failed+c.Futile > 0; failed != (r.Status() == DAGFailed) {
+			t.Fatalf("Status() = %d with %d failed and %d futile nodes", r.Status(), c.Failed, c.Futile)
+		}
+	}
 }
 
 func mustParse(t *testing.T, src string) *DAG {

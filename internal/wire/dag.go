@@ -30,6 +30,15 @@ type DAGSubmit struct {
 	MaxIdle int `json:"maxidle,omitempty"`
 	MaxPre  int `json:"maxpre,omitempty"`
 	MaxPost int `json:"maxpost,omitempty"`
+	// MaxHold bounds the HOLD scripts running at once (-maxhold),
+	// MaxSubmits the node jobs submitted in each submit interval of 5 s
+	// (DAGMAN_MAX_SUBMITS_PER_INTERVAL); 0: no limit.
+	MaxHold    int `json:"maxhold,omitempty"`
+	MaxSubmits int `json:"maxsubmits,omitempty"`
+	// HoldClaimTime is how long, in seconds, the claim of a node job with
+	// children is kept idle after it (DAGMAN_HOLD_CLAIM_TIME; 0: not
+	// kept); nil is the schedd's schedd.dag_hold_claim_time.
+	HoldClaimTime *int `json:"hold_claim_time,omitempty"`
 	// OutfileDir is where the DAG's own log (.dagman.out) is written
 	// ("" is beside the DAG file).
 	OutfileDir string `json:"outfile_dir,omitempty"`
@@ -41,7 +50,9 @@ type DAGSubmit struct {
 type DAGQuery struct {
 	IDs    []int64  `json:"ids,omitempty"`
 	Owners []string `json:"owners,omitempty"`
-	// Finished includes DAGs that have finished.
+	// Finished includes DAGs that have finished: those of IDs, or with no
+	// IDs the recently finished ones the schedd keeps (its last 64, newest
+	// first, after the running ones), with their final nodes.
 	Finished bool `json:"finished,omitempty"`
 	// AdsOnly leaves out the nodes (a list of DAGs); Graph adds each
 	// node's parents and its job's JobStatus (a picture of the DAG).
@@ -65,10 +76,13 @@ type DAGInfo struct {
 // DAGLayer counts the nodes of one depth of a DAG (the longest path to
 // them from a node without parents) by their status (STATUS_DONE ...);
 // Running is how many of the STATUS_SUBMITTED ones have a running job.
+// A DAG is counted in at most 2000 layers: Deeper marks the last of a
+// deeper DAG, which counts its deeper nodes too.
 type DAGLayer struct {
 	Depth    int            `json:"depth"`
 	Statuses map[string]int `json:"statuses"`
 	Running  int            `json:"running,omitempty"`
+	Deeper   bool           `json:"deeper,omitempty"`
 }
 
 // DAGNode is one node of a DAG.
@@ -98,12 +112,18 @@ type DAGThrottle struct {
 	MaxIdle *int  `json:"maxidle,omitempty"`
 	MaxPre  *int  `json:"maxpre,omitempty"`
 	MaxPost *int  `json:"maxpost,omitempty"`
+	// MaxHold: HOLD scripts running at once; MaxSubmits: node jobs
+	// submitted in each submit interval (5 s).
+	MaxHold    *int `json:"maxhold,omitempty"`
+	MaxSubmits *int `json:"maxsubmits,omitempty"`
 }
 
 // DAGThrottles are a DAG's throttles (0: no limit).
 type DAGThrottles struct {
-	MaxJobs int `json:"maxjobs"`
-	MaxIdle int `json:"maxidle"`
-	MaxPre  int `json:"maxpre"`
-	MaxPost int `json:"maxpost"`
+	MaxJobs    int `json:"maxjobs"`
+	MaxIdle    int `json:"maxidle"`
+	MaxPre     int `json:"maxpre"`
+	MaxPost    int `json:"maxpost"`
+	MaxHold    int `json:"maxhold"`
+	MaxSubmits int `json:"maxsubmits"`
 }

@@ -77,6 +77,12 @@ var condorAliases = map[string]string{
 	// condor_submit_dag's options in their manual's case
 	"DoRescueFrom": "dorescuefrom",
 	"AutoRescue":   "autorescue",
+	"MaxJobs":      "maxjobs",
+	"MaxIdle":      "maxidle",
+	"MaxPre":       "maxpre",
+	"MaxPost":      "maxpost",
+	"MaxHold":      "maxhold",
+	"config":       "dagman_config", // submit_dag's: the DAG's DAGMan configuration, not kite's
 }
 
 // condorUnsupported are the options of HTCondor's tools, as their manual

@@ -36,6 +36,7 @@ func TestHTCondorArgs(t *testing.T) {
 		{"condor_q", []string{"-grid"}, nil, "option -grid is not supported: Kite has no grid universe"},
 		{"condor_submit_dag", []string{"-maxjobs", "3", "-DoRescueFrom", "2", "x.dag"}, []string{"submit_dag", "--maxjobs", "3", "--dorescuefrom", "2", "x.dag"}, ""},
 		{"condor_submit_dag", []string{"-update_submit", "x.dag"}, nil, "option -update_submit is not supported"},
+		{"condor_submit_dag", []string{"-MaxJobs", "3", "-MaxHold", "2", "-config", "d.conf", "x.dag"}, []string{"submit_dag", "--maxjobs", "3", "--maxhold", "2", "--dagman_config", "d.conf", "x.dag"}, ""},
 		{"condor_q", []string{"-io"}, nil, "option -io is not supported"},
 		{"condor_q", []string{"-bogus"}, nil, "unknown option -bogus"},
 		{"condor_status", []string{"-af", "Name", "-schedd"}, []string{"status", "--af", "Name", "--schedd"}, ""},

@@ -22,6 +22,8 @@ type submitDAGOptions struct {
 	g                                 *globals
 	name, batchName, outfileDir       string
 	maxJobs, maxIdle, maxPre, maxPost int
+	maxHold                           int
+	dagmanConfig                      string
 	force, noSubmit, wait             bool
 	interval                          time.Duration
 	rescueFrom, autoRescue            int
@@ -43,8 +45,13 @@ a schedd that stops at any moment goes on where it was. A mistake in the
 DAG is shown as file:line:col and nothing is submitted. See docs/dag.md.
 
 As condor_submit_dag(1): -maxjobs N (node jobs queued at once), -maxidle N
-(idle node jobs), -maxpre N and -maxpost N (scripts running at once),
--batch-name NAME, -outfile_dir DIR. When the DAG failed before and left
+(idle node jobs), -maxpre N, -maxpost N and -maxhold N (PRE, POST, HOLD
+scripts running at once), -batch-name NAME, -outfile_dir DIR. The DAG's
+CONFIG file (or -config FILE, --dagman_config) may set DAGMAN_MAX_JOBS_SUBMITTED,
+DAGMAN_MAX_JOBS_IDLE, DAGMAN_MAX_PRE_SCRIPTS, DAGMAN_MAX_POST_SCRIPTS,
+DAGMAN_MAX_HOLD_SCRIPTS, DAGMAN_MAX_SUBMITS_PER_INTERVAL (node jobs
+submitted per 5 s; none by default) and DAGMAN_HOLD_CLAIM_TIME; the
+options win over it, and any other setting is ignored with a warning. When the DAG failed before and left
 rescue DAGs (FILE.dag.rescue001, ...), the newest is applied (-autorescue
 0 turns this off); -DoRescueFrom N applies rescue DAG N; -force ignores
 them (renaming them to .old); -load_save FILE applies a SAVE_POINT_FILE's
@@ -57,7 +64,7 @@ status is condor_dagman's: 0 when it succeeded, 1 when a node failed, 2
 when it was removed, ABORT-DAG-ON's value when aborted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return o.run(c.Context(), c.OutOrStdout(), args[0])
+			return o.run(c.Context(), c, c.OutOrStdout(), args[0])
 		},
 	}
 	f := c.Flags()
@@ -66,6 +73,8 @@ when it was removed, ABORT-DAG-ON's value when aborted.`,
 	f.IntVar(&o.maxIdle, "maxidle", 0, "no more node jobs are submitted while this many are idle (0: no limit)")
 	f.IntVar(&o.maxPre, "maxpre", 0, "the most PRE scripts running at once (0: no limit)")
 	f.IntVar(&o.maxPost, "maxpost", 0, "the most POST scripts running at once (0: no limit)")
+	f.IntVar(&o.maxHold, "maxhold", 0, "the most HOLD scripts running at once (0: no limit)")
+	f.StringVar(&o.dagmanConfig, "dagman_config", "", "the DAG's DAGMan configuration file (condor_submit_dag -config; as the DAG file's CONFIG)")
 	f.BoolVar(&o.force, "force", false, "ignore rescue DAGs, renaming them to .old")
 	f.BoolVar(&o.noSubmit, "no_submit", false, "check the DAG and print its nodes; submit nothing")
 	f.StringVar(&o.outfileDir, "outfile_dir", "", "where the DAG's own output files go (default: beside the DAG file)")
@@ -78,8 +87,8 @@ when it was removed, ABORT-DAG-ON's value when aborted.`,
 	return c
 }
 
-func (o *submitDAGOptions) run(ctx context.Context, stdout io.Writer, file string) error {
-	if o.maxJobs < 0 || o.maxIdle < 0 || o.maxPre < 0 || o.maxPost < 0 || o.rescueFrom < 0 {
+func (o *submitDAGOptions) run(ctx context.Context, c *cobra.Command, stdout io.Writer, file string) error {
+	if o.maxJobs < 0 || o.maxIdle < 0 || o.maxPre < 0 || o.maxPost < 0 || o.maxHold < 0 || o.rescueFrom < 0 {
 		return usageError{errors.New("throttles and rescue numbers must not be negative")}
 	}
 	abs, err := filepath.Abs(file)
@@ -90,6 +99,9 @@ func (o *submitDAGOptions) run(ctx context.Context, stdout io.Writer, file strin
 		MaxPre: o.maxPre, MaxPost: o.maxPost, BatchName: o.batchName, OutfileDir: o.outfileDir}
 	d, err := readDAG(abs, body.Files)
 	if err != nil {
+		return err
+	}
+	if err := o.applyConfig(c, d, &body); err != nil {
 		return err
 	}
 	if body.Rescue, err = o.rescue(stdout, abs); err != nil {
@@ -242,4 +254,70 @@ func (o *submitDAGOptions) rescue(stdout io.Writer, abs string) (string, error) 
 		return dag.RescueName(abs, newest), nil
 	}
 	return "", nil
+}
+
+// applyConfig sets the DAG's throttles from the options and from its
+// DAGMan configuration file (the DAG's CONFIG, or -config), as
+// condor_dagman reads its DAGMAN_* settings (the HTCondor manual,
+// dagman-reference.rst "CONFIG"): an option given wins over the file,
+// a setting Kite does not apply is shown as a warning.
+func (o *submitDAGOptions) applyConfig(c *cobra.Command, d *dag.DAG, body *wire.DAGSubmit) error {
+	name := d.Config
+	if o.dagmanConfig != "" {
+		abs, err := filepath.Abs(o.dagmanConfig)
+		if err != nil {
+			return err
+		}
+		o.dagmanConfig = abs
+	}
+	switch {
+	case o.dagmanConfig != "" && name != "" && filepath.Clean(inDAGDir(d.File, name)) != filepath.Clean(o.dagmanConfig):
+		return fmt.Errorf("-config %s and the DAG's CONFIG %s: a DAG has one configuration file", o.dagmanConfig, name)
+	case o.dagmanConfig != "":
+		name = o.dagmanConfig
+	case name != "":
+		name = inDAGDir(d.File, name)
+	}
+	var k dag.Knobs
+	if name != "" {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return fmt.Errorf("the DAG's configuration file: %w", err)
+		}
+		var warns []*dag.Error
+		if k, warns, err = dag.ParseKnobs(name, src); err != nil {
+			return err
+		}
+		for _, w := range warns {
+			fmt.Fprintf(c.ErrOrStderr(), "Warning: %s\n", w)
+		}
+	}
+	f := c.Flags()
+	for _, x := range []struct {
+		flag string
+		opt  int
+		knob *int
+		dst  *int
+	}{
+		{"maxjobs", o.maxJobs, k.MaxJobs, &body.MaxJobs}, {"maxidle", o.maxIdle, k.MaxIdle, &body.MaxIdle},
+		{"maxpre", o.maxPre, k.MaxPre, &body.MaxPre}, {"maxpost", o.maxPost, k.MaxPost, &body.MaxPost},
+		{"maxhold", o.maxHold, k.MaxHold, &body.MaxHold}, {"", 0, k.MaxSubmits, &body.MaxSubmits},
+	} {
+		switch {
+		case x.flag != "" && f.Changed(x.flag):
+			*x.dst = x.opt
+		case x.knob != nil:
+			*x.dst = *x.knob
+		}
+	}
+	body.HoldClaimTime = k.HoldClaimTime
+	return nil
+}
+
+// inDAGDir is a path a DAG file names, from the DAG file's directory.
+func inDAGDir(dagFile, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(filepath.Dir(dagFile), name)
 }

@@ -33,10 +33,12 @@ const (
 	StateScript   = "script"   // its PRE or POST script runs
 	StateFailed   = "failed"   // failed for good
 	StateFutile   = "futile"   // an ancestor failed: it will not run
-	StateNotReady = "notready" // waits for its parents (or its turn)
+	StateRemoved  = "removed"  // its job was removed (kite rm of it or of the DAG)
+	StateNotReady = "notready" // waits for its parents (or its turn); in a finished DAG, never ran
 )
 
-// DAGSummary is one DAG in the list of a schedd's DAGs.
+// DAGSummary is one DAG in the list of a schedd's DAGs. Finished,
+// Result (DAGResults) and ExitCode are its end, once it is over.
 type DAGSummary struct {
 	Schedd  string `json:"schedd"`
 	ID      int64  `json:"id"`
@@ -50,9 +52,19 @@ type DAGSummary struct {
 	Failed  int64  `json:"failed"`
 	Futile  int64  `json:"futile"`
 	Unready int64  `json:"unready"`
+	// Finished: the DAG is over (its ad has an ExitCode).
+	Finished bool   `json:"finished,omitempty"`
+	Result   string `json:"result,omitempty"`
+	ExitCode int64  `json:"exit_code,omitempty"`
 }
 
-// DAGList is the DAGs page: every schedd's DAGs in its queue.
+// DAGResults names a finished DAG's DAG_Status (dag.DAGOK ...), as the
+// pages show it.
+var DAGResults = map[int64]string{dag.DAGOK: "succeeded", dag.DAGError: "error", dag.DAGFailed: "failed",
+	dag.DAGAborted: "aborted", dag.DAGRemoved: "removed"}
+
+// DAGList is the DAGs page: every schedd's DAGs in its queue, and those
+// it finished last (Finished set), newest first.
 type DAGList struct {
 	DAGs   []DAGSummary `json:"dags"`
 	Errors []string     `json:"errors"`
@@ -65,12 +77,17 @@ func Summarize(schedd string, info *wire.DAGInfo) (DAGSummary, error) {
 		return DAGSummary{}, fmt.Errorf("the DAG's ad: %w", err)
 	}
 	n := func(name string) int64 { return int64(num(ad, name)) }
-	return DAGSummary{
+	sum := DAGSummary{
 		Schedd: schedd, ID: n(attr.ClusterID), Owner: str(ad, attr.Owner), File: str(ad, attr.DAGFile),
 		Batch: str(ad, attr.JobBatchName), Held: n(attr.JobStatus) == attr.Held,
 		Total: n(attr.DAGNodesTotal), Done: n(attr.DAGNodesDone), Queued: n(attr.DAGNodesQueued),
 		Failed: n(attr.DAGNodesFailed), Futile: n(attr.DAGNodesFutile), Unready: n(attr.DAGNodesUnready),
-	}, nil
+	}
+	if _, over := ad.Lookup(attr.ExitCode); over {
+		sum.Finished, sum.ExitCode = true, n(attr.ExitCode)
+		sum.Result = cmp.Or(DAGResults[n(attr.DAGStatus)], fmt.Sprintf("DAG_Status %d", n(attr.DAGStatus)))
+	}
+	return sum, nil
 }
 
 // GraphNode is a node of a drawn DAG: its box's top-left corner.
@@ -85,10 +102,13 @@ type GraphNode struct {
 	Detail  string `json:"detail,omitempty"`
 }
 
-// LayerCount counts a layer's nodes by state (a DAG too large to draw).
+// LayerCount counts a layer's nodes by state (a DAG too large to draw);
+// Deeper: the last layer of a DAG deeper than the layers the schedd
+// counts (wire.DAGLayer), holding the deeper nodes too.
 type LayerCount struct {
 	Depth  int            `json:"depth"`
 	States map[string]int `json:"states"`
+	Deeper bool           `json:"deeper,omitempty"`
 }
 
 // DAGGraph is the DAG page: a DAG laid out in layers by depth (a node's
@@ -105,6 +125,9 @@ type DAGGraph struct {
 	Layers []LayerCount   `json:"layers,omitempty"`
 	States map[string]int `json:"states"`
 	Limit  int            `json:"limit"`
+	// Missing: the schedd sent no node of a DAG that has some, one that
+	// finished before the last ones whose graphs it keeps.
+	Missing bool `json:"missing,omitempty"`
 }
 
 // Graph lays a DAG out, or counts its layers when it has more than limit
@@ -118,6 +141,10 @@ func Graph(schedd string, info *wire.DAGInfo, limit int) (DAGGraph, error) {
 	g := DAGGraph{DAGSummary: sum, Nodes: []GraphNode{}, Edges: [][2]int{}, States: map[string]int{}, Limit: limit}
 	if info.Layers != nil {
 		g.Layers = fromSchedd(info.Layers, g.States)
+		return g, nil
+	}
+	if len(info.Nodes) == 0 && sum.Total > 0 {
+		g.Missing = true
 		return g, nil
 	}
 	depth, err := depths(info.Nodes)
@@ -135,8 +162,12 @@ func Graph(schedd string, info *wire.DAGInfo, limit int) (DAGGraph, error) {
 	return g, nil
 }
 
-// NodeState is the colour a node is drawn in.
+// NodeState is the colour a node is drawn in: a failed node whose job
+// was removed is drawn removed.
 func NodeState(n *wire.DAGNode) string {
+	if n.Status == "STATUS_ERROR" && n.Return == dag.ReturnRemoved {
+		return StateRemoved
+	}
 	return stateOf(n.Status, n.JobStatus == attr.Running)
 }
 
@@ -166,7 +197,7 @@ func stateOf(status string, running bool) string {
 func fromSchedd(in []wire.DAGLayer, total map[string]int) []LayerCount {
 	out := make([]LayerCount, len(in))
 	for i, l := range in {
-		out[i] = LayerCount{Depth: l.Depth, States: map[string]int{}}
+		out[i] = LayerCount{Depth: l.Depth, States: map[string]int{}, Deeper: l.Deeper}
 		for status, n := range l.Statuses {
 			if status == "STATUS_SUBMITTED" {
 				out[i].States[StateRunning] += l.Running

@@ -180,6 +180,110 @@ func TestDAGPageInChromium(t *testing.T) {
 	}
 }
 
+// finishedDAG is the diamond DAG that ends at once on a schedd without
+// machines: A and C are NOOP nodes, B's submit file is missing (its submit
+// fails), so D never runs (futile) and the DAG fails.
+const finishedDAG = "JOB A node.sub NOOP\nJOB B missing.sub\nJOB C node.sub NOOP\nJOB D node.sub NOOP\nPARENT A CHILD B C\nPARENT B C CHILD D\n"
+
+// finishedGraph waits until the collector lays the DAG out as finished.
+func (dp *dagPool) finishedGraph(t *testing.T) dashboard.DAGGraph {
+	t.Helper()
+	tp := &testPool{p: dp.p, base: dp.base}
+	path := "/v1/dashboard/dag?schedd=schedd@dag&id=" + strconv.FormatInt(dp.id, 10)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(20 * time.Second); ; <-tick.C {
+		code, _, body := tp.get(t, path, auth.Read)
+		var g dashboard.DAGGraph
+		if code == http.StatusOK && json.Unmarshal(body, &g) == nil && g.Finished {
+			return g
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
+
+// A finished DAG stays drawable: the schedd keeps its final graph, the
+// DAG list shows it among those finished last with its final status, and
+// its page draws each node in its final state (the HTCondor manual,
+// dagman-interaction.rst "DAG Monitoring": the final DAG_Status).
+func TestFinishedDAGEndpoints(t *testing.T) {
+	dp := newDAGPool(t, finishedDAG)
+	g := dp.finishedGraph(t)
+	var states []string
+	for _, n := range g.Nodes {
+		states = append(states, n.Name+" "+n.State)
+	}
+	if got := strings.Join(states, ", "); got != "A done, B failed, C done, D futile" || len(g.Edges) != 4 {
+		t.Errorf("the finished DAG's nodes: %s, %d edges", got, len(g.Edges))
+	}
+	if g.Result != "failed" || g.ExitCode != 1 {
+		t.Errorf("the finished DAG's end: %q, exit %d", g.Result, g.ExitCode)
+	}
+	tp := &testPool{p: dp.p, base: dp.base}
+	var list dashboard.DAGList
+	tp.api(t, "/v1/dashboard/dags", &list)
+	if len(list.DAGs) != 1 || !list.DAGs[0].Finished || list.DAGs[0].Result != "failed" || list.DAGs[0].ID != dp.id {
+		t.Errorf("DAG list %+v", list)
+	}
+}
+
+// The finished DAG in a real browser: listed under those finished last,
+// linked to its picture in its nodes' final states, its end said.
+func TestFinishedDAGPageInChromium(t *testing.T) {
+	bin := chromium(t)
+	dp := newDAGPool(t, finishedDAG)
+	dp.finishedGraph(t)
+	b := startBrowser(t, bin, 1000, 700)
+	b.navigate(dp.base + "/dashboard/#dags&token=" + url.QueryEscape(dp.p.Token("viewer", auth.Read)))
+	ready := func(view string) {
+		t.Helper()
+		cond := `document.getElementById('view').dataset.ready === 'true' && document.getElementById('view').dataset.view === '` + view + `'`
+		if err := b.waitFor(cond, 15*time.Second); err != nil {
+			t.Fatalf("%v\nDOM:\n%s", err, b.dom())
+		}
+	}
+	ready("dags")
+	id := strconv.FormatInt(dp.id, 10)
+	for _, w := range []string{
+		`<p class="muted" id="no-dags">`,
+		`<table id="dag-finished">.*<a href="#dag/schedd%40dag/` + id + `" class="dag-link">` + id + `</a></td><td>schedd@dag</td><td>alice</td>.*` +
+			`<td class="dag-result dag-result-failed">failed</td><td class="num">1</td>`,
+	} {
+		if dom := b.dom(); !regexp.MustCompile("(?s)" + w).MatchString(dom) {
+			t.Fatalf("the DAG list does not match %s:\n%s", w, dom)
+		}
+	}
+	b.eval(`document.querySelector('#dag-finished a.dag-link').click()`)
+	ready("dag")
+	dom := b.dom()
+	for _, w := range []string{
+		`<p class="muted" id="dag-status">.*finished: failed, exit code 1</p>`,
+		`<g class="dag-node dag-done" data-name="A" data-state="done">`,
+		`<g class="dag-node dag-failed" data-name="B" data-state="failed">`,
+		`<g class="dag-node dag-futile" data-name="D" data-state="futile">`,
+		`<div class="legend" id="dag-legend">.*done 2.*failed 1.*futile 1.*removed 0.*never ran 0`,
+	} {
+		if !regexp.MustCompile("(?s)" + w).MatchString(dom) {
+			t.Errorf("the finished DAG's page does not match %s", w)
+		}
+	}
+	if n := b.eval(`document.querySelectorAll('#dag-graph line.dag-edge').length`); n != float64(4) {
+		t.Errorf("%v edges drawn, want 4", n)
+	}
+	if t.Failed() {
+		t.Logf("DOM:\n%s", dom)
+	}
+	shot := b.screenshot()
+	checkScreenshot(t, shot, 1000, 700)
+	if dir := os.Getenv("KITE_DASHBOARD_SCREENSHOTS"); dir != "" { // to look at
+		if err := os.WriteFile(filepath.Join(dir, "dag_finished.png"), shot, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // A DAG of more nodes than the page draws comes from the schedd counted
 // by depth and state (wire.DAGQuery.MaxNodes), not node by node.
 func TestDAGEndpointLarge(t *testing.T) {

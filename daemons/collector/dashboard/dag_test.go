@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/dag"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -40,6 +41,48 @@ func diamond(t *testing.T) *wire.DAGInfo {
 	}}
 }
 
+// finishedDiamond is the diamond DAG over: A done, B's job removed, C
+// failed, so D never ran (futile); its ad says so (DAG_Status 2, a node
+// failed; ExitCode 1).
+func finishedDiamond(t *testing.T) *wire.DAGInfo {
+	t.Helper()
+	ad, err := json.Marshal(map[string]any{
+		attr.ClusterID: 7, attr.Owner: "alice", attr.DAGFile: "/home/alice/diamond.dag",
+		attr.JobStatus: attr.Completed, attr.DAGNodesTotal: 4, attr.DAGNodesDone: 1, attr.DAGNodesFailed: 2,
+		attr.DAGNodesFutile: 1, attr.DAGStatus: dag.DAGFailed, attr.ExitCode: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &wire.DAGInfo{Ad: ad, Nodes: []wire.DAGNode{
+		{Name: "A", Status: "STATUS_DONE", Cluster: 8},
+		{Name: "B", Status: "STATUS_ERROR", Cluster: 9, Parents: []int{0}, Return: dag.ReturnRemoved, Detail: "Job failed"},
+		{Name: "C", Status: "STATUS_ERROR", Cluster: 10, Parents: []int{0}, Return: 1, Detail: "Job failed"},
+		{Name: "D", Status: "STATUS_FUTILE", Parents: []int{1, 2}, Detail: "Had an ancestor node fail"},
+	}}
+}
+
+// TestGraphFinishedGolden: a finished DAG is drawn with each node's final
+// state (a failed node whose job was removed as removed) and its end.
+func TestGraphFinishedGolden(t *testing.T) {
+	g, err := Graph("schedd@h", finishedDiamond(t), MaxDrawnNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "dag_diamond_finished.json", g)
+}
+
+// TestGraphNotKept: a finished DAG whose nodes the schedd no longer keeps
+// (its ad from the history alone) is said to be missing, not drawn empty.
+func TestGraphNotKept(t *testing.T) {
+	info := finishedDiamond(t)
+	info.Nodes = []wire.DAGNode{}
+	g, err := Graph("schedd@h", info, MaxDrawnNodes)
+	if err != nil || !g.Missing || !g.Finished || len(g.Nodes) != 0 {
+		t.Errorf("graph %+v, %v: want missing", g, err)
+	}
+}
+
 func TestGraphDiamondGolden(t *testing.T) {
 	g, err := Graph("schedd@h", diamond(t), MaxDrawnNodes)
 	if err != nil {
@@ -65,7 +108,7 @@ func TestGraphFromScheddLayers(t *testing.T) {
 	info := &wire.DAGInfo{Ad: dagAd(t, 7, 5003), Layers: []wire.DAGLayer{
 		{Depth: 0, Statuses: map[string]int{"STATUS_DONE": 1}},
 		{Depth: 1, Statuses: map[string]int{"STATUS_SUBMITTED": 3000, "STATUS_PRERUN": 1, "STATUS_POSTRUN": 1}, Running: 2998},
-		{Depth: 2, Statuses: map[string]int{"STATUS_SUBMITTED": 2, "STATUS_NOT_READY": 1999, "STATUS_READY": 1}},
+		{Depth: 2, Statuses: map[string]int{"STATUS_SUBMITTED": 2, "STATUS_NOT_READY": 1999, "STATUS_READY": 1}, Deeper: true},
 	}}
 	g, err := Graph("schedd@h", info, MaxDrawnNodes)
 	if err != nil {
@@ -82,7 +125,7 @@ func TestGraphFromScheddLayers(t *testing.T) {
 		}
 	}
 	total := map[string]int{StateDone: 1, StateRunning: 2998, StateIdle: 4, StateScript: 2, StateNotReady: 2000}
-	if len(g.Layers) != 3 || len(g.Nodes) != 0 || !maps.Equal(g.States, total) {
+	if len(g.Layers) != 3 || len(g.Nodes) != 0 || !maps.Equal(g.States, total) || !g.Layers[2].Deeper || g.Layers[1].Deeper {
 		t.Errorf("graph %+v, want states %v", g, total)
 	}
 }

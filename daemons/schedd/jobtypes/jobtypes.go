@@ -224,31 +224,61 @@ func (t *Stats) refresh() {
 	if fresh {
 		return
 	}
-	counts := map[string]typeCount{}
-	q.Read(func(r *queue.Reader) {
-		for c := range r.Clusters {
-			base := typeOfAd(c.Ad())
-			for j := range c.Jobs {
-				st := j.Status()
-				if st == attr.Removed || st == attr.Completed {
-					continue
-				}
-				name := base
-				if v := j.View(); setsType(v.Own) {
-					name = typeOfView(&v)
-				}
-				tc := counts[name]
-				tc.jobs++
-				if st == attr.Running {
-					tc.running++
-				}
-				counts[name] = tc
-			}
-		}
-	})
+	counts := countTypes(q)
 	t.mu.Lock()
 	t.counts, t.countedAt, t.changes, t.counting = counts, now, changes, false
 	t.mu.Unlock()
+}
+
+// countChunk bounds the jobs one read lock of the count passes: the
+// queue's writers (a job's start, its end) wait for a part of the walk,
+// not for all of a 100 000-job queue (docs/scale.md).
+const countChunk = 2048
+
+// countTypes counts the jobs of each type in the queue, in chunks of
+// countChunk jobs, each under its own read lock. Each job is counted
+// once, as it stands when its chunk passes it.
+func countTypes(q *queue.Queue) map[string]typeCount {
+	counts := map[string]typeCount{}
+	var at queue.JobID
+	for more := true; more; {
+		q.Read(func(r *queue.Reader) { at, more = countFrom(r, at, counts) })
+	}
+	return counts
+}
+
+// countFrom counts up to countChunk jobs from at on, and returns where
+// the next chunk starts, if any is left.
+func countFrom(r *queue.Reader, at queue.JobID, counts map[string]typeCount) (queue.JobID, bool) {
+	n := 0
+	for c := range r.ClustersFrom(at.Cluster) {
+		from := int64(0)
+		if c.ID == at.Cluster {
+			from = at.Proc
+		}
+		base := typeOfAd(c.Ad())
+		for j := range c.JobsFrom(from) {
+			if n == countChunk {
+				return j.ID, true
+			}
+			n++
+			st := j.Status()
+			if st == attr.Removed || st == attr.Completed {
+				continue
+			}
+			name := base
+			if v := j.View(); setsType(v.Own) {
+				name = typeOfView(&v)
+			}
+			tc := counts[name]
+			tc.jobs++
+			if st == attr.Running {
+				tc.running++
+			}
+			counts[name] = tc
+		}
+	}
+	return queue.JobID{}, false
 }
 
 // setsType reports whether a job's own ad names its type itself.

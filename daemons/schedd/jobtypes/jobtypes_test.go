@@ -80,3 +80,45 @@ func parse(t *testing.T, src string) *classad.Ad {
 	}
 	return ad
 }
+
+// The count walks the queue in chunks, each under its own read lock, so
+// that the queue's writers wait for a chunk, not for the whole queue; it
+// counts every job once, of its own type when it names one, and leaves
+// out the completed ones.
+func TestCountInChunks(t *testing.T) {
+	q, err := queue.Open(filepath.Join(t.TempDir(), "q.db"), queue.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	submit(t, q, countChunk+5) // cluster 1
+	submit(t, q, 3)            // cluster 2
+	err = q.Update(func(tx *queue.Tx) error {
+		tx.SetInt(tx.Job(queue.JobID{Cluster: 1, Proc: 0}), attr.JobStatus, attr.Running)
+		tx.SetInt(tx.Job(queue.JobID{Cluster: 1, Proc: 1}), attr.JobStatus, attr.Completed)
+		sim := tx.Job(queue.JobID{Cluster: 2, Proc: 1})
+		tx.SetString(sim, attr.KiteJobType, "sim")
+		tx.SetInt(sim, attr.JobStatus, attr.Running)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []queue.JobID
+	counts := map[string]typeCount{}
+	at, more := queue.JobID{}, true
+	for more {
+		q.Read(func(r *queue.Reader) { at, more = countFrom(r, at, counts) })
+		stops = append(stops, at)
+	}
+	if want := []queue.JobID{{Cluster: 1, Proc: countChunk}, {}}; len(stops) != 2 || stops[0] != want[0] || stops[1] != want[1] {
+		t.Errorf("chunks stopped at %v, want %v", stops, want)
+	}
+	want := map[string]typeCount{"alice": {jobs: countChunk + 5 - 1 + 2, running: 1}, "sim": {jobs: 1, running: 1}}
+	if len(counts) != len(want) || counts["alice"] != want["alice"] || counts["sim"] != want["sim"] {
+		t.Errorf("counts %+v, want %+v", counts, want)
+	}
+	if all := countTypes(q); len(all) != len(want) || all["alice"] != want["alice"] || all["sim"] != want["sim"] {
+		t.Errorf("countTypes %+v, want %+v", all, want)
+	}
+}

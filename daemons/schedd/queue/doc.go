@@ -15,6 +15,11 @@
 // on disk. Own ads are replaced, never changed in place, so a View taken
 // under the lock can be read after it is released.
 //
+// Writers that wait for the lock at once are staged in one turn of it,
+// in the order they came, each function in its own transaction (stage.go:
+// one lock handoff for many, which at thousands of job updates a second
+// on a busy machine is most of what a writer waited for).
+//
 // Changes are visible in memory as soon as Update's function returns and
 // durable when Update returns; callers acknowledge (answer a tool, start a
 // job) only after that. If a commit fails (a full disk) its changes, and

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"iter"
+	"sync/atomic"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
@@ -27,10 +28,23 @@ type Cluster struct {
 	// cluster in the queue for the job factory that adds to it (grow.go).
 	counts Counts
 	open   bool
+	prio   int64 // JobPrio of ad, evaluated once
+	// idleFrom is a proc id below which no job is idle (IdleJobs).
+	idleFrom atomic.Int64
 }
 
 // Ad returns the attributes the cluster's jobs share.
 func (c *Cluster) Ad() *classad.Ad { return c.ad }
+
+// Prio returns the cluster's JobPrio (the submit file's priority; 0 when
+// it is not a number), which orders a submitter's clusters.
+func (c *Cluster) Prio() int64 { return c.prio }
+
+// newCluster returns a cluster of an ad, its JobPrio evaluated once.
+func newCluster(id int64, owner string, ad *classad.Ad) *Cluster {
+	prio, _ := classad.EvalNumber(ad, attr.JobPrio)
+	return &Cluster{ID: id, Owner: owner, Submitter: submitterOf(ad, owner), ad: ad, prio: int64(prio)}
+}
 
 // Job is one job in the queue: its cluster's ad with its own attributes
 // over it.

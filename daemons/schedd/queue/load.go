@@ -59,7 +59,7 @@ func (q *Queue) loadClusters(b *bolt.Bucket) error {
 				owner = l.Str
 			}
 		}
-		q.addCluster(&Cluster{ID: id, Owner: owner, Submitter: submitterOf(ad, owner), ad: ad})
+		q.addCluster(newCluster(id, owner, ad))
 		q.next = max(q.next, id+1)
 		return nil
 	})

@@ -35,6 +35,7 @@ type Options struct {
 // Queue is the job queue: in memory for queries, in bbolt for durability.
 type Queue struct {
 	mu       sync.RWMutex
+	stager   stager // writers waiting for mu, staged in groups (stage.go)
 	db       *bolt.DB
 	cm       *committer
 	clusters map[int64]*Cluster
@@ -44,6 +45,10 @@ type Queue struct {
 	reserved map[int64]string
 	owners   map[string]*Counts // by Owner
 	subs     map[string]*Counts // by Submitter
+	// idle holds, by Submitter, the clusters that have idle jobs in the
+	// order a claim's next job is looked for: the walk visits them, not
+	// the whole queue, and mostly only the first.
+	idle     map[string][]*Cluster
 	histNext uint64
 	changed  chan struct{}
 	hook     func(tx *Tx) error // SetHook
@@ -99,7 +104,7 @@ func Open(path string, o Options) (*Queue, error) {
 	db.NoSync = o.NoSync
 	q := &Queue{
 		db: db, clusters: map[int64]*Cluster{}, reserved: map[int64]string{},
-		owners: map[string]*Counts{}, subs: map[string]*Counts{}, next: 1, changed: make(chan struct{}, 1),
+		owners: map[string]*Counts{}, subs: map[string]*Counts{}, idle: map[string][]*Cluster{}, next: 1, changed: make(chan struct{}, 1),
 	}
 	if err := q.load(); err != nil {
 		db.Close()
@@ -214,14 +219,23 @@ func (q *Queue) job(id JobID) *Job {
 func (q *Queue) NewCluster(owner string) (int64, error) {
 	var id int64
 	err := q.Update(func(tx *Tx) error {
-		id = q.next
-		q.next++
-		q.reserved[id] = owner
-		tx.OnRollback(func() { q.next--; delete(q.reserved, id) })
-		tx.writes = append(tx.writes, write{bucketMeta, keyNextCluster, u64(uint64(q.next))})
+		id = tx.NewCluster(owner)
 		return nil
 	})
 	return id, err
+}
+
+// NewCluster hands out a cluster id for owner's next submit in a
+// transaction (the id is durable with it): one that queues jobs later
+// need not commit on its own.
+func (tx *Tx) NewCluster(owner string) int64 {
+	q := tx.q
+	id := q.next
+	q.next++
+	q.reserved[id] = owner
+	tx.OnRollback(func() { q.next--; delete(q.reserved, id) })
+	tx.writes = append(tx.writes, write{bucketMeta, keyNextCluster, u64(uint64(q.next))})
+	return id
 }
 
 // Reserved reports whether id was handed out and not yet used, and to
@@ -295,8 +309,51 @@ func (q *Queue) undropCluster(c *Cluster) {
 // submitter.
 func (q *Queue) count(cl *Cluster, status int64, n int) {
 	cl.counts.add(status, n)
+	if status == attr.Idle {
+		q.countIdle(cl)
+		if n > 0 {
+			cl.idleFrom.Store(0) // a job became idle: IdleJobs looks again
+		}
+	}
 	countIn(q.owners, cl.Owner, status, n)
 	countIn(q.subs, cl.Submitter, status, n)
+}
+
+// countIdle keeps a cluster in its submitter's idle list while it has
+// idle jobs. The list is sorted by JobPrio, highest first, then by id;
+// both never change, so a binary search finds a cluster's place.
+func (q *Queue) countIdle(cl *Cluster) {
+	list := q.idle[cl.Submitter]
+	i, found := slices.BinarySearchFunc(list, cl, idleOrder)
+	switch {
+	case cl.counts.Idle > 0 && !found:
+		q.idle[cl.Submitter] = slices.Insert(list, i, cl)
+	case cl.counts.Idle == 0 && found:
+		list = slices.Delete(list, i, i+1)
+		if len(list) == 0 {
+			delete(q.idle, cl.Submitter)
+		} else {
+			q.idle[cl.Submitter] = list
+		}
+	}
+}
+
+// idleOrder orders clusters by JobPrio, highest first, then by id.
+func idleOrder(a, b *Cluster) int {
+	return cmp.Or(cmp.Compare(b.prio, a.prio), cmp.Compare(a.ID, b.ID))
+}
+
+// IdleClusters yields a submitter's clusters that have idle jobs by
+// JobPrio (the submit file's priority), highest first, then by id: the
+// order in which a claim takes its owner's next job.
+func (r *Reader) IdleClusters(submitter string) iter.Seq[*Cluster] {
+	return func(yield func(*Cluster) bool) {
+		for _, c := range r.q.idle[submitter] {
+			if !yield(c) {
+				return
+			}
+		}
+	}
 }
 
 func countIn(m map[string]*Counts, key string, status int64, n int) {

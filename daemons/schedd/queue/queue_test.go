@@ -3,7 +3,9 @@ package queue
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -276,7 +278,7 @@ func state(q *Queue) string {
 	q.Read(func(r *Reader) {
 		per, all := r.Counts()
 		subs, _ := r.SubmitterCounts()
-		counts = fmt.Sprintf("%+v %+v %+v", per, all, subs)
+		counts = fmt.Sprintf("%+v %+v %+v idle clusters %v", per, all, subs, idleClusters(r, "alice", "bob", "carol"))
 	})
 	return fmt.Sprintf("%s%s\nhistory %d", snapshot(q), counts, n)
 }
@@ -478,4 +480,69 @@ func TestHistoryReleasesTheStoreBetweenBatches(t *testing.T) {
 			t.Fatalf("record %d is proc %s, want %s", i, p, want)
 		}
 	}
+}
+
+// idleClusters lists, by submitter, the ids of the clusters the idle
+// index holds, in its order.
+func idleClusters(r *Reader, subs ...string) map[string][]int64 {
+	out := map[string][]int64{}
+	for _, sub := range subs {
+		for c := range r.IdleClusters(sub) {
+			out[sub] = append(out[sub], c.ID)
+		}
+	}
+	return out
+}
+
+// The walk for a claim's next job visits only a submitter's clusters that
+// have idle jobs, by JobPrio (highest first) then oldest first: the index
+// follows every change of status, and a reopened queue rebuilds it.
+func TestIdleClusters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	q := open(t, path, Options{})
+	a1 := submit(t, q, "alice", 2)
+	a2 := submit(t, q, "alice", 1)
+	b := submit(t, q, "bob", 1)
+	urgent, err := q.NewCluster("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := mustAd(t, fmt.Sprintf(`[ ClusterId = %d; Owner = "alice"; JobStatus = 1; JobPrio = 5 ]`, urgent))
+	if err := q.Update(func(tx *Tx) error {
+		_, err := tx.Submit(urgent, "alice", ad, []*classad.Ad{mustAd(t, `[ ProcId = 0 ]`)}, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string, want map[string][]int64) {
+		t.Helper()
+		q.Read(func(r *Reader) {
+			if got := idleClusters(r, "alice", "bob"); !maps.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("%s: idle clusters %v, want %v", step, got, want)
+			}
+		})
+	}
+	check("submitted", map[string][]int64{"alice": {urgent, a1, a2}, "bob": {b}})
+	if err := q.Update(func(tx *Tx) error { tx.Leave(tx.Job(JobID{urgent, 0})); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("the urgent one left", map[string][]int64{"alice": {a1, a2}, "bob": {b}})
+	set := func(id JobID, status int64) {
+		t.Helper()
+		if err := q.Update(func(tx *Tx) error { tx.SetInt(tx.Job(id), attr.JobStatus, status); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(JobID{a2, 0}, attr.Running)
+	set(JobID{a1, 0}, attr.Running)
+	check("one of a1 and all of a2 running", map[string][]int64{"alice": {a1}, "bob": {b}})
+	set(JobID{a1, 1}, attr.Held)
+	set(JobID{b, 0}, attr.Running)
+	check("nothing idle", map[string][]int64{})
+	set(JobID{a2, 0}, attr.Idle)
+	check("a2 back to idle", map[string][]int64{"alice": {a2}})
+	q.Close()
+	q = open(t, path, Options{})
+	defer q.Close()
+	check("reopened", map[string][]int64{"alice": {a2}})
 }

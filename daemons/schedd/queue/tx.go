@@ -21,38 +21,6 @@ func (q *Queue) Update(fn func(tx *Tx) error) error {
 	return wait()
 }
 
-// Stage is Update without the wait: it runs fn and queues its changes,
-// and wait returns once they are durable (or their commit failed, undoing
-// them and every change queued behind them). A caller that changes a
-// large set in batches stages the next batch while the last one commits.
-func (q *Queue) Stage(fn func(tx *Tx) error) (wait func() error, err error) {
-	q.mu.Lock()
-	tx := &Tx{q: q}
-	if err := fn(tx); err != nil {
-		q.mu.Unlock()
-		return nil, err
-	}
-	if err := q.runHook(tx); err != nil {
-		tx.rollback() // what fn and the hook changed beside the queue
-		q.mu.Unlock()
-		return nil, err
-	}
-	cm := tx.install()
-	if cm == nil {
-		q.mu.Unlock()
-		return func() error { return nil }, nil
-	}
-	q.cm.enqueue(cm) // under the lock: commits follow the order of changes
-	q.mu.Unlock()
-	return func() error {
-		err := <-cm.done
-		if tx.signal {
-			q.signal()
-		}
-		return err
-	}, nil
-}
-
 // Tx stages the changes of one Update.
 type Tx struct {
 	q       *Queue
@@ -187,7 +155,8 @@ func (tx *Tx) Submit(id int64, owner string, ad *classad.Ad, procs []*classad.Ad
 	if len(procs) == 0 {
 		return nil, errors.New("a cluster needs at least one job")
 	}
-	c := &Cluster{ID: id, Owner: owner, Submitter: submitterOf(ad, owner), ad: ad, procs: make([]*Job, len(procs)), live: len(procs)}
+	c := newCluster(id, owner, ad)
+	c.procs, c.live = make([]*Job, len(procs)), len(procs)
 	for i, own := range procs {
 		c.procs[i] = &Job{ID: JobID{id, int64(i)}, Cluster: c, own: own, status: statusOf(ad, own)}
 	}

@@ -54,7 +54,8 @@ func restartablePoolSlots(t *testing.T, slots int) (*pool, func(between func()))
 // does when condor_dagman exits (the HTCondor manual, dagman-interaction.rst
 // "DAG Monitoring": the DAGMan job's ad carries DAG_NodesDone ... and
 // DAG_Status; it is a scheduler universe job). kite submit_dag --wait
-// still finds it, after a restart from the history.
+// still finds it, after a restart from the record of its end that the
+// schedd keeps, with its final nodes.
 func TestDAGRetiredToHistory(t *testing.T) {
 	pl, restart := restartablePool(t)
 	dir := dagDir(t, map[string]string{
@@ -81,8 +82,8 @@ func TestDAGRetiredToHistory(t *testing.T) {
 		}
 	})
 	ad, nodes = pl.dagInfo(id)
-	if intAttr(t, ad, attr.ExitCode) != 0 || intAttr(t, ad, attr.DAGNodesDone) != 4 || len(nodes) != 0 {
-		t.Errorf("the finished DAG after a restart, from the history: %v %v", ad, nodes)
+	if intAttr(t, ad, attr.ExitCode) != 0 || intAttr(t, ad, attr.DAGNodesDone) != 4 || len(nodes) != 4 || nodes[3].Status != "STATUS_DONE" {
+		t.Errorf("the finished DAG after a restart, from its kept record: %v %v", ad, nodes)
 	}
 	var running []wire.DAGInfo
 	if err := pl.user.Call(context.Background(), "POST", wire.PathDAGs, wire.DAGQuery{}, &running); err != nil || len(running) != 0 {

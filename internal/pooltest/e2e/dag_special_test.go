@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/dag"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -90,6 +91,45 @@ func TestDAGProvisionerNeverReady(t *testing.T) {
 		if l == "A" || l == "B" {
 			t.Errorf("node %s ran though the provisioner never was ready", l)
 		}
+	}
+}
+
+// A PROVISIONER node runs one job (the HTCondor manual,
+// dagman-advance-functionality.rst "PROVISIONER Node": "If more than one
+// job is detected at the node's job submission time DAGMan will exit
+// without writing a Rescue file or running the FINAL node"; DAGMan's
+// ProvisionerState comes from that one job). A provisioner whose submit
+// file queues two jobs ends the DAG at once with exit code 1: no other
+// node runs, the FINAL node neither, and no rescue DAG is written. Kite
+// refuses the submit itself, so no job of the provisioner is left in the
+// queue (DAGMan submits them, then exits).
+func TestDAGProvisionerQueuesTwo(t *testing.T) {
+	pl := newPool(t, 4, "a")
+	dir := dagDir(t, map[string]string{
+		"prov.dag": "PROVISIONER P two.sub\nJOB A job.sub\nJOB B job.sub\nPARENT A CHILD B\nFINAL F job.sub\n",
+		"two.sub":  "executable = /bin/true\nqueue 2\n",
+	})
+	ad, nodes := pl.waitDAG(pl.submitDAG(dir, "prov.dag", ""))
+	if intAttr(t, ad, attr.ExitCode) != 1 {
+		t.Errorf("the DAG's exit code %d, want 1: %v", intAttr(t, ad, attr.ExitCode), ad)
+	}
+	byName := map[string]wire.DAGNode{}
+	for _, n := range nodes {
+		byName[n.Name] = n
+	}
+	if p := byName["P"]; p.Status != "STATUS_ERROR" || p.Cluster != 0 || !strings.Contains(p.Detail, "a PROVISIONER node runs one job, not 2") {
+		t.Errorf("the provisioner node: %+v, want failed, no job queued, the reason", p)
+	}
+	for _, name := range []string{"A", "B", "F"} {
+		if n := byName[name]; n.Status != "STATUS_NOT_READY" || n.Cluster != 0 {
+			t.Errorf("node %s: %+v, want never started", name, n)
+		}
+	}
+	if got := ran(t, dir); len(got) != 0 {
+		t.Errorf("nodes ran: %v, want none", got)
+	}
+	if _, err := os.Stat(dag.RescueName(filepath.Join(dir, "prov.dag"), 1)); !os.IsNotExist(err) {
+		t.Errorf("a rescue DAG was written (%v), want none", err)
 	}
 }
 

@@ -93,9 +93,14 @@ func (pl *pool) submitDAG(dir, name, rescue string) int64 {
 
 // dagInfo returns a DAG's ad and nodes.
 func (pl *pool) dagInfo(id int64) (*classad.Ad, []wire.DAGNode) {
+	return pl.dagQuery(id, false)
+}
+
+// dagQuery asks the schedd for a DAG's ad, and its nodes unless adOnly.
+func (pl *pool) dagQuery(id int64, adOnly bool) (*classad.Ad, []wire.DAGNode) {
 	pl.t.Helper()
 	var out []wire.DAGInfo
-	q := wire.DAGQuery{IDs: []int64{id}, Finished: true}
+	q := wire.DAGQuery{IDs: []int64{id}, Finished: true, AdsOnly: adOnly}
 	if err := pl.user.Call(context.Background(), "POST", wire.PathDAGs, q, &out); err != nil || len(out) != 1 {
 		pl.t.Fatalf("DAG %d: %v %v", id, out, err)
 	}
@@ -115,15 +120,20 @@ func (pl *pool) waitDAG(id int64) (*classad.Ad, []wire.DAGNode) {
 // waitDAGFor is waitDAG giving up after limit.
 func (pl *pool) waitDAGFor(id int64, limit time.Duration) (*classad.Ad, []wire.DAGNode) {
 	pl.t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
 	deadline := time.Now().Add(limit)
+	// 10 ms between looks at first, up to 100 ms for a DAG that runs long
+	wait := 10 * time.Millisecond
+	tick := time.NewTicker(wait)
+	defer tick.Stop()
 	for range tick.C {
-		ad, nodes := pl.dagInfo(id)
+		wait = min(wait*5/4, 100*time.Millisecond)
+		tick.Reset(wait)
+		ad, _ := pl.dagQuery(id, true) // the ad alone: a large DAG's nodes once
 		if _, ok := ad.Lookup(attr.ExitCode); ok {
-			return ad, nodes
+			return pl.dagInfo(id)
 		}
 		if time.Now().After(deadline) {
+			ad, nodes := pl.dagInfo(id)
 			b, _ := json.Marshal(nodes)
 			pl.t.Fatalf("DAG %d did not finish: %v\n%s", id, ad, b)
 		}

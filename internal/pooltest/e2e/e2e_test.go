@@ -16,6 +16,7 @@ import (
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/negotiator"
+	"github.com/kite-sched/kite/daemons/schedd"
 	"github.com/kite-sched/kite/daemons/startd"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
@@ -31,6 +32,7 @@ type pool struct {
 	user   *wire.Client // alice, WRITE
 	admin  *wire.Client
 	startd map[string]*startd.Server
+	schedd *schedd.Server
 }
 
 // newPool starts a collector, a negotiator, a schedd and one startd per
@@ -48,9 +50,9 @@ func newPoolWith(t testing.TB, slots int, edit func(*startd.Config), startds ...
 	start.Negotiator(t, p, func(c *negotiator.Config) {
 		c.Listen, c.CycleDelay, c.Interval = "negotiator:1", 5*time.Millisecond, time.Second
 	})
-	start.Schedd(t, p, "schedd:1", nil)
+	sd := start.Schedd(t, p, "schedd:1", nil)
 	pl := &pool{t: t, p: p, user: p.Client("schedd:1", "alice", auth.Write),
-		admin: p.Client("schedd:1", "root", auth.Administrator), startd: map[string]*startd.Server{}}
+		admin: p.Client("schedd:1", "root", auth.Administrator), startd: map[string]*startd.Server{}, schedd: sd}
 	for i, name := range startds {
 		pl.startd[name] = start.Startd(t, p, fmt.Sprintf("startd-%d:1", i), name, edit)
 	}

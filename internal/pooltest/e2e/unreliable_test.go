@@ -50,9 +50,9 @@ func newPoolOpts(t *testing.T, slots int, o poolOpts, startds ...string) *pool {
 			c.Strategy = o.strategy
 		}
 	})
-	start.Schedd(t, p, "schedd:1", o.schedd)
+	sd := start.Schedd(t, p, "schedd:1", o.schedd)
 	pl := &pool{t: t, p: p, user: p.Client("schedd:1", "alice", auth.Write),
-		admin: p.Client("schedd:1", "root", auth.Administrator), startd: map[string]*startd.Server{}}
+		admin: p.Client("schedd:1", "root", auth.Administrator), startd: map[string]*startd.Server{}, schedd: sd}
 	for _, name := range startds {
 		pl.addStartd(name, o)
 	}
