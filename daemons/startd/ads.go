@@ -22,7 +22,7 @@ func (s *Server) slotAd(st *slotState) *classad.Ad {
 	s.identityAttrs(ad, st)
 	s.stateAttrs(ad, st)
 	s.resourceAttrs(ad, st)
-	s.machineAttrs(ad)
+	s.machineAttrs(ad, st)
 	s.mon.publish(ad)
 	s.policyAttrs(ad, st)
 	s.claimAttrs(ad, st)
@@ -30,88 +30,168 @@ func (s *Server) slotAd(st *slotState) *classad.Ad {
 	return ad
 }
 
-func (s *Server) identityAttrs(ad *classad.Ad, st *slotState) {
-	ad.Set(attr.MyType, ast.Str(attr.TypeSlot))
-	ad.Set(attr.TargetType, ast.Str(attr.TypeJob))
-	ad.Set(attr.Name, ast.Str(st.name))
-	ad.Set(attr.Machine, ast.Str(s.host))
-	ad.Set(attr.MyAddress, ast.Str(s.addr))
-	ad.Set(attrStartdIPAddr, ast.Str("<"+s.addr+">"))
-	if s.member != "" {
-		ad.Set(attr.Member, ast.Str(s.member))
-		ad.Set(attr.Incarnation, ast.Str(s.env.Incarnation()))
+// activationAd returns a slot's ad for an activation (the lock is held):
+// the ad of its last activation brought up to date in place when it has
+// the same attributes in the same order, as it does from one job of a
+// claim to the next, else a new one. An attribute whose expression did not
+// change (the same literal, the same policy expression) keeps what
+// evaluating it compiled: the slot's Requirements are evaluated against
+// every job it runs.
+func (s *Server) activationAd(st *slotState) *classad.Ad {
+	fresh, ad := s.slotAd(st), st.activated
+	if ad == nil || !sameNames(ad, fresh) {
+		st.activated = fresh
+		return fresh
 	}
-	ad.Set(attr.DaemonStartTime, ast.Int(s.start.Unix()))
+	for i := range fresh.Len() {
+		if e := fresh.Expr(i); ad.Expr(i) != e {
+			ad.Set(fresh.Name(i), e)
+		}
+	}
+	return ad
+}
+
+// sameNames reports whether two ads have the same attribute names in the
+// same order.
+func sameNames(a, b *classad.Ad) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i := range a.Len() {
+		if a.Name(i) != b.Name(i) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) identityAttrs(ad *classad.Ad, st *slotState) {
+	l := &st.lits
+	l.str(ad, attr.MyType, attr.TypeSlot)
+	l.str(ad, attr.TargetType, attr.TypeJob)
+	l.str(ad, attr.Name, st.name)
+	l.str(ad, attr.Machine, s.host)
+	l.str(ad, attr.MyAddress, s.addr)
+	l.str(ad, attrStartdIPAddr, "<"+s.addr+">")
+	if s.member != "" {
+		l.str(ad, attr.Member, s.member)
+		l.str(ad, attr.Incarnation, s.env.Incarnation())
+	}
+	l.int(ad, attr.DaemonStartTime, s.start.Unix())
 	ad.Set(attr.UpdateSequence, ast.Int(s.seq))
-	ad.Set(attr.KiteVersion, ast.Str(daemon.Version))
-	ad.Set(attr.SlotID, ast.Int(int64(st.ID)))
-	ad.Set(attr.SlotType, ast.Str(st.Kind.String()))
-	ad.Set(attr.PartitionableSlot, ast.Bool(st.Kind == slots.Partitionable))
+	l.str(ad, attr.KiteVersion, daemon.Version)
+	l.int(ad, attr.SlotID, int64(st.ID))
+	l.str(ad, attr.SlotType, st.Kind.String())
+	l.bool(ad, attr.PartitionableSlot, st.Kind == slots.Partitionable)
 	if st.Kind == slots.Dynamic {
-		ad.Set(attr.DynamicSlot, ast.Bool(true))
-		ad.Set(attrParentSlot, ast.Str(s.fullName(st.Parent.Name())))
+		l.bool(ad, attr.DynamicSlot, true)
+		l.str(ad, attrParentSlot, s.fullName(st.Parent.Name()))
 	}
 }
 
 func (s *Server) stateAttrs(ad *classad.Ad, st *slotState) {
 	status := st.Status()
-	ad.Set(attr.State, ast.Str(status.State.String()))
-	ad.Set(attr.Activity, ast.Str(status.Activity.String()))
-	ad.Set(attr.EnteredCurrentState, ast.Int(st.EnteredState().Unix()))
-	ad.Set(attr.EnteredCurrentActivity, ast.Int(st.EnteredActivity().Unix()))
-	ad.Set(attr.Draining, ast.Bool(s.draining))
+	l := &st.lits
+	l.str(ad, attr.State, status.State.String())
+	l.str(ad, attr.Activity, status.Activity.String())
+	l.int(ad, attr.EnteredCurrentState, st.EnteredState().Unix())
+	l.int(ad, attr.EnteredCurrentActivity, st.EnteredActivity().Unix())
+	l.bool(ad, attr.Draining, s.draining)
 }
 
 func (s *Server) resourceAttrs(ad *classad.Ad, st *slotState) {
 	have := st.Free
-	ad.Set(attr.Cpus, ast.Int(have.Cpus))
-	ad.Set(attr.Memory, ast.Int(have.Memory))
-	ad.Set(attr.Disk, ast.Int(have.Disk))
-	ad.Set(attr.TotalSlotCpus, ast.Int(st.Size.Cpus))
-	ad.Set(attr.TotalSlotMemory, ast.Int(st.Size.Memory))
-	ad.Set(attr.TotalSlotDisk, ast.Int(st.Size.Disk))
-	ad.Set(attr.TotalCpus, ast.Int(s.machine.Cpus))
-	ad.Set(attr.TotalMemory, ast.Int(s.machine.MemoryMiB))
-	ad.Set(attr.TotalDisk, ast.Int(s.machine.DiskKiB))
-	ad.Set(attr.SlotWeight, ast.Int(have.Cpus))
+	l := &st.lits
+	l.int(ad, attr.Cpus, have.Cpus)
+	l.int(ad, attr.Memory, have.Memory)
+	l.int(ad, attr.Disk, have.Disk)
+	l.int(ad, attr.TotalSlotCpus, st.Size.Cpus)
+	l.int(ad, attr.TotalSlotMemory, st.Size.Memory)
+	l.int(ad, attr.TotalSlotDisk, st.Size.Disk)
+	l.int(ad, attr.TotalCpus, s.machine.Cpus)
+	l.int(ad, attr.TotalMemory, s.machine.MemoryMiB)
+	l.int(ad, attr.TotalDisk, s.machine.DiskKiB)
+	l.int(ad, attr.SlotWeight, have.Cpus)
 	s.deviceAttrs(ad, st)
 }
 
 // machineAttrs are the machine's description and what the sensors read.
-func (s *Server) machineAttrs(ad *classad.Ad) {
+func (s *Server) machineAttrs(ad *classad.Ad, st *slotState) {
 	m := s.machine
-	ad.Set(attr.Arch, ast.Str(m.Arch))
-	ad.Set(attr.OpSys, ast.Str(m.OpSys))
-	ad.Set(attr.OpSysName, ast.Str(m.OpSysName))
-	ad.Set(attr.OpSysMajorVer, ast.Int(m.OpSysMajorVer))
-	ad.Set(attr.OpSysVer, ast.Int(m.OpSysVer))
-	ad.Set(attr.OpSysLongName, ast.Str(m.OpSysLongName))
-	ad.Set(attr.OpSysAndVer, ast.Str(m.OpSysAndVer))
-	ad.Set(attr.KernelVersion, ast.Str(m.KernelVersion))
+	l := &st.lits
+	l.str(ad, attr.Arch, m.Arch)
+	l.str(ad, attr.OpSys, m.OpSys)
+	l.str(ad, attr.OpSysName, m.OpSysName)
+	l.int(ad, attr.OpSysMajorVer, m.OpSysMajorVer)
+	l.int(ad, attr.OpSysVer, m.OpSysVer)
+	l.str(ad, attr.OpSysLongName, m.OpSysLongName)
+	l.str(ad, attr.OpSysAndVer, m.OpSysAndVer)
+	l.str(ad, attr.KernelVersion, m.KernelVersion)
 	ad.Set(attr.LoadAvg, ast.Real(s.load))
 	ad.Set(attr.TotalLoadAvg, ast.Real(s.load))
-	ad.Set(attr.KeyboardIdle, ast.Int(s.keyboardIdle))
-	ad.Set(attr.ConsoleIdle, ast.Int(s.consoleIdle))
-	ad.Set(attr.KFlops, ast.Int(s.kflops))
-	ad.Set(attr.Mips, ast.Int(s.mips))
-	ad.Set(attr.LastBenchmark, ast.Int(s.lastBenchmark.Unix()))
+	l.int(ad, attr.KeyboardIdle, s.keyboardIdle)
+	l.int(ad, attr.ConsoleIdle, s.consoleIdle)
+	l.int(ad, attr.KFlops, s.kflops)
+	l.int(ad, attr.Mips, s.mips)
+	l.int(ad, attr.LastBenchmark, s.lastBenchmark.Unix())
 	now := s.now().Local()
-	ad.Set(attr.ClockMin, ast.Int(int64(now.Hour()*60+now.Minute())))
-	ad.Set(attr.ClockDay, ast.Int(int64(now.Weekday())))
-	ad.Set(attr.HasFileTransfer, ast.Bool(true))
+	l.int(ad, attr.ClockMin, int64(now.Hour()*60+now.Minute()))
+	l.int(ad, attr.ClockDay, int64(now.Weekday()))
+	l.bool(ad, attr.HasFileTransfer, true)
 	if s.plugins != nil {
 		ad.Set(attr.HasFileTransferPluginMethods, ast.Str(strings.Join(s.plugins.Methods(), ",")))
 		ad.Set(attr.HasJobTransferPlugins, ast.Bool(true))
 	}
 	s.javaAttrs(ad)
 	s.containerAttrs(ad)
-	ad.Set(attr.HasSelfCheckpointTransfers, ast.Bool(true))
-	ad.Set(attr.FileSystemDomain, ast.Str(s.host))
-	ad.Set(attr.UIDDomain, ast.Str(s.host))
-	ad.Set(attr.MachineMaxVacateTime, ast.Int(int64(s.cfg.KillGrace.Seconds())))
+	l.bool(ad, attr.HasSelfCheckpointTransfers, true)
+	l.str(ad, attr.FileSystemDomain, s.host)
+	l.str(ad, attr.UIDDomain, s.host)
+	l.int(ad, attr.MachineMaxVacateTime, int64(s.cfg.KillGrace.Seconds()))
 	for _, a := range s.attrs {
 		ad.Set(a.name, a.expr)
 	}
+}
+
+// lits are the literals of a slot's ad by attribute, kept from one ad to
+// the next while their values stay the same: the ad is built anew at
+// each activation (each job), and most of it does not change. Ads share
+// them safely, as expressions are never changed in place.
+type lits map[string]*ast.Literal
+
+// str sets name in ad to the string v.
+func (l *lits) str(ad *classad.Ad, name, v string) {
+	e := (*l)[name]
+	if e == nil || e.Kind != ast.StringLit || e.Str != v {
+		e = l.keep(name, ast.Str(v))
+	}
+	ad.Set(name, e)
+}
+
+// int sets name in ad to the integer v.
+func (l *lits) int(ad *classad.Ad, name string, v int64) {
+	e := (*l)[name]
+	if e == nil || e.Kind != ast.IntLit || e.Int != v {
+		e = l.keep(name, ast.Int(v))
+	}
+	ad.Set(name, e)
+}
+
+// bool sets name in ad to the boolean v.
+func (l *lits) bool(ad *classad.Ad, name string, v bool) {
+	e := (*l)[name]
+	if e == nil || e.Kind != ast.BoolLit || e.Bool != v {
+		e = l.keep(name, ast.Bool(v))
+	}
+	ad.Set(name, e)
+}
+
+func (l *lits) keep(name string, e *ast.Literal) *ast.Literal {
+	if *l == nil {
+		*l = lits{}
+	}
+	(*l)[name] = e
+	return e
 }
 
 // policyAttrs are the policy expressions and the slot's Requirements:
@@ -146,11 +226,7 @@ func (s *Server) claimAttrs(ad *classad.Ad, st *slotState) {
 		return
 	}
 	ad.Set(attr.ScheddName, ast.Str(c.scheddName))
-	for _, name := range []string{attr.Owner, attr.User} {
-		if e, ok := c.job.Lookup(name); ok {
-			ad.Set(map[string]string{attr.Owner: attr.RemoteOwner, attr.User: attr.RemoteUser}[name], e)
-		}
-	}
+	remoteAttrs(ad, c.job)
 	if c.run == nil {
 		return
 	}
@@ -159,4 +235,16 @@ func (s *Server) claimAttrs(ad *classad.Ad, st *slotState) {
 	u := c.run.Usage()
 	ad.Set(attr.CondorLoadAvg, ast.Real(u.CPURate))
 	ad.Set(attr.MemoryUsage, ast.Int((u.PeakMemoryBytes+1<<20-1)>>20))
+}
+
+// remoteAttrs name who runs the claim's job: its Owner and User as the
+// slot's RemoteOwner and RemoteUser, absent where the job has none.
+func remoteAttrs(ad, job *classad.Ad) {
+	for _, name := range [...][2]string{{attr.Owner, attr.RemoteOwner}, {attr.User, attr.RemoteUser}} {
+		if e, ok := job.Lookup(name[0]); ok {
+			ad.Set(name[1], e)
+		} else {
+			ad.Delete(name[1])
+		}
+	}
 }

@@ -198,7 +198,8 @@ func (s *Server) parentOf(d *slotState) *slotState {
 // refusal explains why a slot's Requirements do not accept a job, "" if
 // they do.
 func refusal(slot, job *classad.Ad) string {
-	// Evaluated as written: both ads are made for this one check.
+	// Evaluated as written: the job's ad is made for this one check, the
+	// slot's changes with every activation (activationAd).
 	if eval.NewState(slot, job).EvalAttr(attr.Requirements).IsTrue() {
 		return ""
 	}
@@ -284,10 +285,11 @@ func (s *Server) activate(req *wire.Activate) error {
 	if err != nil {
 		return wire.BadRequest("activate: %v", err)
 	}
-	if why := refusal(s.slotAd(st), req.Job); why != "" {
+	machine := s.activationAd(st)
+	if why := refusal(machine, req.Job); why != "" {
 		return wire.Conflict("%s does not accept job %s: %s", st.name, jobID, why)
 	}
-	s.runJob(st, req.Job, jobID)
+	s.runJob(st, machine, req.Job, jobID)
 	return nil
 }
 

@@ -15,14 +15,15 @@ import (
 // the claim's next job (wire.JobUpdateResult.Next) has it run without an
 // activation, in the sandbox the job before left with only its ads:
 // same directory, renamed for the job, its ads rewritten (HTCondor's
-// _CONDOR_JOB_AD names the running job's ad). A next job the slot refuses
-// is reported evicted, which gives it back to the schedd.
+// _CONDOR_JOB_AD names the running job's ad, _CONDOR_MACHINE_AD the slot's
+// as the job starts: its RemoteUser is the new job's). A next job the
+// slot refuses is reported evicted, which gives it back to the schedd.
 func TestNextJobInTheAnswer(t *testing.T) {
 	h := newHarness(t, nil)
 	dir := pidDir(t)
 	log, script := filepath.Join(dir, "log"), filepath.Join(dir, "job.sh")
 	body := "#!/bin/sh\n{ grep '^ProcId = ' \"$_CONDOR_JOB_AD\"; grep -c '^Name = ' \"$_CONDOR_MACHINE_AD\"; " +
-		"stat -c %i \"$_CONDOR_SCRATCH_DIR\"; basename \"$_CONDOR_SCRATCH_DIR\"; } >> " + log + "\n"
+		"grep '^RemoteUser = ' \"$_CONDOR_MACHINE_AD\"; stat -c %i \"$_CONDOR_SCRATCH_DIR\"; basename \"$_CONDOR_SCRATCH_DIR\"; } >> " + log + "\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestNextJobInTheAnswer(t *testing.T) {
 	h.schedd.handNext = func(u wire.JobUpdate) *wire.Activate {
 		switch u.Job {
 		case "12.0":
-			return &wire.Activate{ClaimID: res.ClaimID, Job: job(1, "")}
+			return &wire.Activate{ClaimID: res.ClaimID, Job: job(1, `User = "bob@test"`)}
 		case "12.1":
 			return &wire.Activate{ClaimID: res.ClaimID, Job: job(2, "RequestMemory = 100000")}
 		}
@@ -62,10 +63,12 @@ func TestNextJobInTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 8 || lines[0] != "ProcId = 0" || lines[4] != "ProcId = 1" || lines[1] != "1" || lines[5] != "1" {
-		t.Fatalf("the jobs saw:\n%s", data)
+	want := []string{"ProcId = 0", "1", `RemoteUser = "alice@test"`, "ProcId = 1", "1", `RemoteUser = "bob@test"`}
+	if len(lines) != 10 || lines[0] != want[0] || lines[1] != want[1] || lines[2] != want[2] ||
+		lines[5] != want[3] || lines[6] != want[4] || lines[7] != want[5] {
+		t.Fatalf("the jobs saw:\n%s\nwant, with each job's sandbox's inode and name:\n%s", data, strings.Join(want, "\n"))
 	}
-	if lines[2] != lines[6] || lines[3] == lines[7] || !strings.Contains(lines[7], "12.1") {
+	if lines[3] != lines[8] || lines[4] == lines[9] || !strings.Contains(lines[9], "12.1") {
 		t.Errorf("the second job's sandbox is not the first's, renamed for it:\n%s", data)
 	}
 }

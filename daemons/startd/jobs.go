@@ -11,21 +11,24 @@ import (
 	"github.com/kite-sched/kite/internal/wire"
 )
 
-// runJob starts a job on a claimed slot (the lock is held).
-func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
+// runJob starts a job on a claimed slot whose ad is machine (the lock is
+// held).
+func (s *Server) runJob(st *slotState, machine, job *classad.Ad, jobID string) {
 	c := st.claim
 	c.job, c.jobID, c.activated, c.retireUntil, c.bySchedd = job, jobID, s.now(), time.Time{}, false
+	s.claimChanged(machine, st)
 	spare := c.spare // the job's now
 	c.spare = nil
 	c.expires = s.now().Add(c.lease)
 	sc := s.schedd(c)
-	machine := s.slotAd(st)
 	keep := &keptResult{s: s, schedd: sc.addr, pool: sc.pool}
 	assigned, devEnv, devFiles := s.jobDevices(st)
 	devGroup, devDone := s.deviceGroup(st, jobID, assigned)
+	user := s.jobUser(st, machine, job)
+	machine = machine.Clone() // the starter's: the slot's changes at its next activation
 	run := starter.Start(starter.Config{
 		AssignedResources: assigned, ResourceEnv: devEnv, DeviceFiles: devFiles, DeviceGroup: devGroup,
-		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: s.jobUser(st, machine, job), Cgroups: s.cgroups,
+		ExecuteDir: s.cfg.ExecuteDir, Slot: st.name, User: user, Cgroups: s.cgroups,
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
 		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, s.reportOf(c, jobID, sc, keep)), Timing: s.met.timing,
@@ -38,6 +41,14 @@ func (s *Server) runJob(st *slotState, job *classad.Ad, jobID string) {
 	s.apply(st, slots.Activate)
 	s.log.Info("job activated", "slot", st.name, "job", jobID)
 	s.jobs.Go(func() { <-run.Done() })
+}
+
+// claimChanged brings a slot's ad, made for the activation's check, up to
+// date with its claim's new job (the lock is held): who runs it and the
+// work the slot has left.
+func (s *Server) claimChanged(ad *classad.Ad, st *slotState) {
+	remoteAttrs(ad, st.claim.job)
+	s.workAttrs(ad, st)
 }
 
 // reportOf sends a job's events to its schedd, with the startd's

@@ -1,7 +1,9 @@
 package startd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/daemons/startd/sandbox"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/auth"
 	"github.com/kite-sched/kite/internal/reliability"
@@ -127,8 +130,19 @@ func TestReliabilityFollowsOutcomes(t *testing.T) {
 		t.Fatalf("the record after a stop: %s %v", data, err)
 	}
 	os.MkdirAll(filepath.Join(h.cfg.ExecuteDir, "dir_slot1_1_host1_12.0_abcdef"), 0o700)
+	// A parked sandbox, and one an earlier version parked, held no job.
+	parked := []string{filepath.Join(h.cfg.ExecuteDir, "dir_slot1_2_host1_abcdef"), filepath.Join(h.cfg.ExecuteDir, sandbox.SparePrefix+"abcdef")}
+	for _, p := range parked {
+		os.MkdirAll(p, 0o700)
+	}
+	os.Chmod(parked[0], sandbox.ParkedMode)
 	h2 := h.restart()
 	ad = h2.waitMonitoring("R=-1 done=4 aborted=6") // (4 - 6) / 2
+	for _, p := range parked {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s left behind: %v", p, err)
+		}
+	}
 	if v, _ := classad.EvalAttr(ad, attr.KiteAvgUptime, nil); !v.IsNumber() {
 		t.Errorf("avU after a period up: %v", v)
 	}

@@ -158,17 +158,17 @@ func (s *Server) prepareExecuteDir() ([]time.Time, error) {
 	}
 	var left []time.Time
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), sandbox.SparePrefix) { // no job was running there
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				s.log.Warn("a spare sandbox left behind cannot be removed", "dir", e.Name(), "err", err)
-			}
+		spare := strings.HasPrefix(e.Name(), sandbox.SparePrefix)
+		if !spare && !strings.HasPrefix(e.Name(), sandbox.Prefix) {
+			continue
 		}
-		if strings.HasPrefix(e.Name(), sandbox.Prefix) {
+		p := filepath.Join(dir, e.Name())
+		if fi, err := e.Info(); !spare && (err != nil || !sandbox.Parked(fi)) { // a job was running there
 			s.log.Info("removing a sandbox left behind", "dir", e.Name())
-			left = append(left, sandboxMade(filepath.Join(dir, e.Name())))
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-				s.log.Warn("a sandbox left behind cannot be removed", "dir", e.Name(), "err", err)
-			}
+			left = append(left, sandboxMade(p))
+		}
+		if err := os.RemoveAll(p); err != nil {
+			s.log.Warn("a sandbox left behind cannot be removed", "dir", e.Name(), "err", err)
 		}
 	}
 	return left, nil

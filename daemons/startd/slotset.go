@@ -31,6 +31,10 @@ type slotState struct {
 	sitaAttrs []sita.Attribute
 	// requirements is the slot's Requirements while it takes matches.
 	requirements ast.Expr
+	// lits are the literals of the slot's ad (ads.go), under the lock.
+	lits lits
+	// activated is the slot's ad as of its last activation (ads.go).
+	activated *classad.Ad
 }
 
 // claim is a schedd's hold on a slot.

@@ -113,6 +113,16 @@ func (cl *Client) CallRaw(ctx context.Context, method, path string, body []byte,
 		io.Copy(io.Discard, resp.Body)
 		return nil
 	}
+	if d, ok := out.(wholeDecoder); ok {
+		data, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = d.UnmarshalJSON(data)
+		}
+		if err != nil {
+			return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
+		}
+		return nil
+	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 	}

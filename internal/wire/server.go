@@ -69,6 +69,9 @@ func (r *Request) Decode(v any) error {
 	if i := invalidUTF8(b); i >= 0 {
 		return BadRequest("request body: offset %d: byte 0x%02x is not valid UTF-8", i, b[i])
 	}
+	if c, ok := v.(canonicalDecoder); ok && c.decodeCanonical(b) {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -187,10 +190,21 @@ func (m *Mux) Handle(pattern string, level auth.Level, h Handler) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		if err := json.NewEncoder(w).Encode(v); err != nil {
+		if err := writeAnswer(w, v); err != nil {
 			m.log.Debug("write response", "pattern", pattern, "err", err)
 		}
 	})
+}
+
+// writeAnswer writes a one-value answer as JSON, with a newline as
+// json.Encoder ends it; an Appender writes itself.
+func writeAnswer(w io.Writer, v any) error {
+	a, ok := v.(Appender)
+	if !ok {
+		return json.NewEncoder(w).Encode(v)
+	}
+	_, err := w.Write(append(a.AppendJSON(make([]byte, 0, 4<<10)), '\n'))
+	return err
 }
 
 // HandleStream adds an endpoint answered with a stream of JSON values.

@@ -47,13 +47,6 @@ func TestDashboardInChromium(t *testing.T) {
 	b := startBrowser(t, bin, 1280, 900)
 	tok := tp.p.Token("viewer", auth.Read)
 	home := tp.base + "/dashboard/"
-	ready := func(view string) {
-		t.Helper()
-		cond := `document.getElementById('view').dataset.ready === 'true' && document.getElementById('view').dataset.view === '` + view + `'`
-		if err := b.waitFor(cond, 15*time.Second); err != nil {
-			t.Fatalf("%v\nDOM:\n%s", err, b.dom())
-		}
-	}
 	expect := func(page string, want ...string) {
 		t.Helper()
 		dom := b.dom()
@@ -76,7 +69,7 @@ func TestDashboardInChromium(t *testing.T) {
 	b.eval(`document.getElementById('token-input').focus()`)
 	b.typeText(tok)
 	b.eval(`document.querySelector('#login-form button[type=submit]').click()`)
-	ready("overview")
+	b.waitView(t, "overview")
 	expect("overview",
 		`<span id="pool-name">· test</span>`,
 		`<table id="slot-states">.*<td>Claimed</td><td>Busy</td><td class="num">3</td>`,
@@ -138,14 +131,14 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	for _, pg := range pages {
 		b.eval(`document.querySelector('a[href="#` + pg.hash + `"]').click()`)
-		ready(pg.view)
+		b.waitView(t, pg.view)
 		expect(pg.hash, pg.want...)
 		save(pg.hash)
 	}
 
 	// The queue's filter hides the rows it does not select.
 	b.eval(`location.hash = '#queue'`)
-	ready("queue")
+	b.waitView(t, "queue")
 	b.eval(`(() => { const s = document.getElementById('queue-status'); s.value = 'H'; s.dispatchEvent(new Event('change')); })()`)
 	if shown := b.eval(`[...document.querySelectorAll('#queue-0 tbody tr')].filter(r => !r.hidden).map(r => r.cells[0].textContent).join(' ')`); shown != "3.0" {
 		t.Errorf("held jobs shown: %v", shown)
@@ -155,7 +148,7 @@ func TestDashboardInChromium(t *testing.T) {
 	b.eval(`sessionStorage.clear()`)
 	b.navigate("about:blank")
 	b.navigate(home + "#queue&token=" + url.QueryEscape(tok))
-	ready("queue")
+	b.waitView(t, "queue")
 	if h := b.eval(`location.hash`); h != "#queue" {
 		t.Errorf("the address keeps the token: %v", h)
 	}

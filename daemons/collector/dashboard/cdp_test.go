@@ -214,6 +214,16 @@ func (b *browser) navigate(url string) {
 }
 
 // waitFor polls a JavaScript condition until it is true.
+// waitView waits until the page shows view, drawn (the dashboard sets
+// data-view and data-ready on #view once it has).
+func (b *browser) waitView(t *testing.T, view string) {
+	t.Helper()
+	cond := `document.getElementById('view').dataset.ready === 'true' && document.getElementById('view').dataset.view === '` + view + `'`
+	if err := b.waitFor(cond, 15*time.Second); err != nil {
+		t.Fatalf("%v\nDOM:\n%s", err, b.dom())
+	}
+}
+
 func (b *browser) waitFor(cond string, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	for {

@@ -130,14 +130,7 @@ func TestDAGPageInChromium(t *testing.T) {
 	dp.graph(t)
 	b := startBrowser(t, bin, 1000, 700)
 	b.navigate(dp.base + "/dashboard/#dags&token=" + url.QueryEscape(dp.p.Token("viewer", auth.Read)))
-	ready := func(view string) {
-		t.Helper()
-		cond := `document.getElementById('view').dataset.ready === 'true' && document.getElementById('view').dataset.view === '` + view + `'`
-		if err := b.waitFor(cond, 15*time.Second); err != nil {
-			t.Fatalf("%v\nDOM:\n%s", err, b.dom())
-		}
-	}
-	ready("dags")
+	b.waitView(t, "dags")
 	id := strconv.FormatInt(dp.id, 10)
 	for _, w := range []string{
 		`<a href="#dags" data-view="dags" class="active">`,
@@ -148,7 +141,7 @@ func TestDAGPageInChromium(t *testing.T) {
 		}
 	}
 	b.eval(`document.querySelector('a.dag-link').click()`)
-	ready("dag")
+	b.waitView(t, "dag")
 	dom := b.dom()
 	for _, w := range []string{
 		`<svg id="dag-graph" class="chart dag"`,
@@ -237,14 +230,7 @@ func TestFinishedDAGPageInChromium(t *testing.T) {
 	dp.finishedGraph(t)
 	b := startBrowser(t, bin, 1000, 700)
 	b.navigate(dp.base + "/dashboard/#dags&token=" + url.QueryEscape(dp.p.Token("viewer", auth.Read)))
-	ready := func(view string) {
-		t.Helper()
-		cond := `document.getElementById('view').dataset.ready === 'true' && document.getElementById('view').dataset.view === '` + view + `'`
-		if err := b.waitFor(cond, 15*time.Second); err != nil {
-			t.Fatalf("%v\nDOM:\n%s", err, b.dom())
-		}
-	}
-	ready("dags")
+	b.waitView(t, "dags")
 	id := strconv.FormatInt(dp.id, 10)
 	for _, w := range []string{
 		`<p class="muted" id="no-dags">`,
@@ -256,7 +242,7 @@ func TestFinishedDAGPageInChromium(t *testing.T) {
 		}
 	}
 	b.eval(`document.querySelector('#dag-finished a.dag-link').click()`)
-	ready("dag")
+	b.waitView(t, "dag")
 	dom := b.dom()
 	for _, w := range []string{
 		`<p class="muted" id="dag-status">.*finished: failed, exit code 1</p>`,

@@ -13,11 +13,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -41,6 +43,9 @@ type Dir struct {
 	Path  string
 	root  *os.Root
 	owner *Owner
+
+	mu  sync.Mutex
+	top *os.File // the directory, open for TopLevel
 }
 
 // Prefix begins the name of every sandbox in the execute directory.
@@ -49,10 +54,7 @@ const Prefix = "dir_"
 // Create makes a new sandbox in executeDir, named after tag (a slot or
 // job name) and a random suffix, readable only by owner (nil: the startd).
 func Create(executeDir, tag string, owner *Owner) (*Dir, error) {
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	name := Prefix + strings.Map(safeRune, tag) + "_" + hex.EncodeToString(rnd[:])
-	p := filepath.Join(executeDir, name)
+	p := filepath.Join(executeDir, sandboxName(tag))
 	if err := os.Mkdir(p, 0o700); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
@@ -69,7 +71,20 @@ func Create(executeDir, tag string, owner *Owner) (*Dir, error) {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	d.root = root
+	// Open for listing before any job can change it; not through the
+	// root, whose listings stat every entry.
+	if d.top, err = os.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0); err != nil {
+		d.Remove()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	return d, nil
+}
+
+// sandboxName is a new name for a sandbox: tag and a random suffix.
+func sandboxName(tag string) string {
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	return Prefix + strings.Map(safeRune, tag) + "_" + hex.EncodeToString(rnd[:])
 }
 
 // safeRune keeps letters, digits and ._- of a tag.
@@ -83,6 +98,12 @@ func safeRune(r rune) rune {
 // Remove deletes the sandbox and everything in it; links are removed,
 // never followed.
 func (d *Dir) Remove() error {
+	d.mu.Lock()
+	if d.top != nil {
+		d.top.Close()
+		d.top = nil
+	}
+	d.mu.Unlock()
 	d.root.Close()
 	return os.RemoveAll(d.Path)
 }
@@ -208,14 +229,19 @@ func (d *Dir) walk(dir string) ([]string, error) {
 	return out, nil
 }
 
-// TopLevel returns the names of the entries at the top of the sandbox.
+// TopLevel returns the entries at the top of the sandbox. The directory
+// stays open from one listing to the next: a sandbox a claim's jobs share
+// is listed at the end of each.
 func (d *Dir) TopLevel() ([]fs.DirEntry, error) {
-	f, err := d.root.Open(".")
-	if err != nil {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.top == nil {
+		return nil, fmt.Errorf("sandbox: %s was removed", d.Path)
+	}
+	if _, err := d.top.Seek(0, io.SeekStart); err != nil { // from the start again
 		return nil, err
 	}
-	defer f.Close()
-	return f.ReadDir(-1)
+	return d.top.ReadDir(-1)
 }
 
 // check refuses bad names and links that lead out, with a clear reason.

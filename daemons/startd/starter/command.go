@@ -22,13 +22,13 @@ func (s *Starter) environment(sandboxDir, iwd string) ([]string, error) {
 		return nil, err
 	}
 	cpus := strconv.FormatInt(max(s.cfg.Cpus, 1), 10)
-	for k, v := range map[string]string{
-		"_CONDOR_SCRATCH_DIR": sandboxDir, "_CONDOR_SLOT": s.cfg.Slot,
-		"_CONDOR_JOB_AD": filepath.Join(sandboxDir, jobAdFile), "_CONDOR_MACHINE_AD": filepath.Join(sandboxDir, machineAdFile),
-		"_CONDOR_JOB_IWD": iwd, "TMPDIR": sandboxDir, "TMP": sandboxDir, "TEMP": sandboxDir,
-		"OMP_NUM_THREADS": cpus, "MKL_NUM_THREADS": cpus, "OPENBLAS_NUM_THREADS": cpus,
+	for _, kv := range [...][2]string{
+		{"_CONDOR_SCRATCH_DIR", sandboxDir}, {"_CONDOR_SLOT", s.cfg.Slot},
+		{"_CONDOR_JOB_AD", filepath.Join(sandboxDir, jobAdFile)}, {"_CONDOR_MACHINE_AD", filepath.Join(sandboxDir, machineAdFile)},
+		{"_CONDOR_JOB_IWD", iwd}, {"TMPDIR", sandboxDir}, {"TMP", sandboxDir}, {"TEMP", sandboxDir},
+		{"OMP_NUM_THREADS", cpus}, {"MKL_NUM_THREADS", cpus}, {"OPENBLAS_NUM_THREADS", cpus},
 	} {
-		env.Set(k, v)
+		env.Set(kv[0], kv[1])
 	}
 	for k, v := range s.cfg.ResourceEnv {
 		env.Set(k, v)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -142,7 +144,7 @@ func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
 	if p.stdin != "" {
 		files[0], err = s.box.Open(p.stdin)
 	} else {
-		files[0], err = os.Open(os.DevNull)
+		files[0], err = sharedNull()
 	}
 	// Output nobody asked for is discarded, not kept to be dropped.
 	for i, std := range []struct{ want, file string }{{p.stdout, stdoutFile}, {p.stderr, stderrFile}} {
@@ -151,7 +153,7 @@ func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
 		}
 		switch {
 		case std.want == "":
-			files[i+1], err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+			files[i+1], err = sharedNull()
 		case i == 1 && p.sharedStd():
 			files[2], err = dup(files[1])
 		default:
@@ -165,12 +167,33 @@ func (s *Starter) openStdio(p *plan) ([3]*os.File, error) {
 	return files, nil
 }
 
+// closeAll closes files, all but the shared /dev/null.
 func closeAll(files []*os.File) {
+	null := devNull.open.Load()
 	for _, f := range files {
-		if f != nil {
+		if f != nil && f != null {
 			f.Close()
 		}
 	}
+}
+
+// devNull is /dev/null, opened once for reading and writing: the standard
+// files of every job that reads nothing or whose output goes nowhere, each
+// a copy in the job's process. It is never closed.
+var devNull struct {
+	once sync.Once
+	open atomic.Pointer[os.File]
+	err  error
+}
+
+// sharedNull returns the shared /dev/null.
+func sharedNull() (*os.File, error) {
+	devNull.once.Do(func() {
+		f, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		devNull.open.Store(f)
+		devNull.err = err
+	})
+	return devNull.open.Load(), devNull.err
 }
 
 // wait waits for the job's process to end, sampling its use meanwhile,

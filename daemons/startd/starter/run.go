@@ -97,6 +97,7 @@ func (s *Starter) execute() wire.JobUpdate {
 		u = s.afterExit(p, inputs, start, end)
 	}
 	s.runFacts(&u, activated, start, end)
+	started.fold(&u) // kept as it is reported: kept once
 	if s.cfg.Keep != nil {
 		s.cfg.Keep(u) // before the start's report, which may wait for the schedd
 	}
@@ -149,15 +150,20 @@ func (s *Starter) reportStarted(start time.Time) *startedReport {
 // ended by itself before the start was sent; else sent now (a vacated or
 // held job), or waited for.
 func (r *startedReport) settle(u *wire.JobUpdate) {
+	r.fold(u)
+	r.stop.Do(func() { close(r.cancel) }) // a pending start not folded is sent at once
+	<-r.done
+}
+
+// fold folds a pending start into the exit of a job that ended by itself
+// (u), at once; settle, called after, sees it folded.
+func (r *startedReport) fold(u *wire.JobUpdate) {
 	r.mu.Lock()
-	fold := r.state == 0 && u.Event == wire.EventExited
-	if fold {
+	defer r.mu.Unlock()
+	if r.state == 0 && u.Event == wire.EventExited {
 		r.state = 2
 		u.StartedAt = r.at.Unix()
 	}
-	r.mu.Unlock()
-	r.stop.Do(func() { close(r.cancel) }) // a pending start not folded is sent at once
-	<-r.done
 }
 
 // flush sends a pending start now, never folded, and waits for it: a

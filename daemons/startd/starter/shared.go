@@ -90,7 +90,7 @@ func openShared(p *plan) ([3]*os.File, error) {
 	var err error
 	open := func(name string, flag int) (*os.File, error) {
 		if name == "" {
-			return os.OpenFile(os.DevNull, flag&^(os.O_CREATE|os.O_TRUNC), 0)
+			return sharedNull()
 		}
 		// Not blocking: a FIFO must not hang the starter.
 		return os.OpenFile(name, flag|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o644)

@@ -4,7 +4,8 @@ import "github.com/kite-sched/kite/daemons/startd/sandbox"
 
 // A claim's jobs share a sandbox when they leave nothing in it but their
 // ads (sandbox.Dir.Park): a job that runs in its submit directory costs
-// no directory made or removed, and its ads are rewritten in place.
+// no directory made or removed, and its ads are rewritten in place. A
+// sandbox is named after its slot and job, renamed for each.
 
 // sandbox returns the job's sandbox: the spare its claim's previous job
 // parked, or a new one.

@@ -354,7 +354,8 @@ func TestKillSignal(t *testing.T) {
 }
 
 // With FoldStarted, a job that ends at once is reported by one event
-// carrying its start; a longer one by a started event, then its end.
+// carrying its start; a longer one by a started event, then its end. The
+// last event is kept (Config.Keep) as it is reported, start folded in.
 func TestFoldStarted(t *testing.T) {
 	for _, tt := range []struct {
 		name, script string
@@ -367,6 +368,8 @@ func TestFoldStarted(t *testing.T) {
 			f := newFakeSchedd(map[string]string{"/home/alice/job.sh": tt.script})
 			cfg := testConfig(t, f)
 			cfg.FoldStarted = 200 * time.Millisecond
+			var kept []wire.JobUpdate // Keep is called before Done
+			cfg.Keep = func(u wire.JobUpdate) { kept = append(kept, u) }
 			s := run(t, cfg, jobAd(t, `Cmd = "/home/alice/job.sh"`))
 			u := f.next(t)
 			if tt.folded {
@@ -382,6 +385,24 @@ func TestFoldStarted(t *testing.T) {
 				}
 			}
 			<-s.Done()
+			if len(kept) != 1 || kept[0] != u {
+				t.Errorf("kept %+v, want the one reported: %+v", kept, u)
+			}
 		})
+	}
+}
+
+// The shared /dev/null outlives the jobs whose standard files it was:
+// closing a job's files leaves it open for the next.
+func TestSharedNullStaysOpen(t *testing.T) {
+	for range 2 {
+		f, err := sharedNull()
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeAll([]*os.File{f})
+		if _, err := f.Write([]byte("discarded")); err != nil {
+			t.Fatalf("after a job's files were closed: %v", err)
+		}
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
 )
 
@@ -25,17 +27,36 @@ type fileState struct {
 // writeAds writes the job's ad and the machine's (without its claim id)
 // into the sandbox, as HTCondor does for jobs that read them.
 func (s *Starter) writeAds() error {
-	machine := classad.NewAd()
-	if s.cfg.MachineAd != nil {
-		machine = s.cfg.MachineAd.Clone()
-		machine.Delete(attr.ClaimID)
+	bp := adBuffers.Get().(*[]byte)
+	defer adBuffers.Put(bp)
+	buf := classad.AppendOld((*bp)[:0], s.job.Ad)
+	err := s.box.WriteFile(jobAdFile, buf, 0o644)
+	if err == nil {
+		buf = appendMachineAd(buf[:0], s.cfg.MachineAd)
+		err = s.box.WriteFile(machineAdFile, buf, 0o644)
 	}
-	for name, ad := range map[string]*classad.Ad{jobAdFile: s.job.Ad, machineAdFile: machine} {
-		if err := s.box.WriteFile(name, classad.AppendOld(nil, ad), 0o644); err != nil {
-			return err
+	if cap(buf) <= 1<<20 { // a huge ad's buffer is left to the garbage collector
+		*bp = buf
+	}
+	return err
+}
+
+// adBuffers hold the text of ads being written, to save growing a new
+// buffer for each job.
+var adBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// appendMachineAd appends the machine ad (nil: none) in the old syntax,
+// without its claim id: a secret the job must not learn.
+func appendMachineAd(buf []byte, ad *classad.Ad) []byte {
+	if ad == nil {
+		return buf
+	}
+	for name, e := range ad.All() {
+		if !strings.EqualFold(name, attr.ClaimID) {
+			buf = append(ast.AppendOldAttr(buf, name, e), '\n')
 		}
 	}
-	return nil
+	return buf
 }
 
 // fetchInputs brings the job's input files into the sandbox, each checked
