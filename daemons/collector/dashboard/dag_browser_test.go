@@ -68,6 +68,13 @@ func newDAGPool(t *testing.T, text string) *dagPool {
 // submitted (the schedd has advertised itself and started them).
 func (dp *dagPool) graph(t *testing.T) dashboard.DAGGraph {
 	t.Helper()
+	return dp.waitGraph(t, func(g *dashboard.DAGGraph) bool { return g.States[dashboard.StateIdle] == 2 })
+}
+
+// waitGraph waits until the collector's layout of the DAG is as ready
+// says, for at most 20 s.
+func (dp *dagPool) waitGraph(t *testing.T, ready func(*dashboard.DAGGraph) bool) dashboard.DAGGraph {
+	t.Helper()
 	tp := &testPool{p: dp.p, base: dp.base}
 	path := "/v1/dashboard/dag?schedd=schedd@dag&id=" + strconv.FormatInt(dp.id, 10)
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -75,7 +82,7 @@ func (dp *dagPool) graph(t *testing.T) dashboard.DAGGraph {
 	for deadline := time.Now().Add(20 * time.Second); ; <-tick.C {
 		code, _, body := tp.get(t, path, auth.Read)
 		var g dashboard.DAGGraph
-		if code == http.StatusOK && json.Unmarshal(body, &g) == nil && g.States[dashboard.StateIdle] == 2 {
+		if code == http.StatusOK && json.Unmarshal(body, &g) == nil && ready(&g) {
 			return g
 		}
 		if time.Now().After(deadline) {
@@ -181,20 +188,7 @@ const finishedDAG = "JOB A node.sub NOOP\nJOB B missing.sub\nJOB C node.sub NOOP
 // finishedGraph waits until the collector lays the DAG out as finished.
 func (dp *dagPool) finishedGraph(t *testing.T) dashboard.DAGGraph {
 	t.Helper()
-	tp := &testPool{p: dp.p, base: dp.base}
-	path := "/v1/dashboard/dag?schedd=schedd@dag&id=" + strconv.FormatInt(dp.id, 10)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for deadline := time.Now().Add(20 * time.Second); ; <-tick.C {
-		code, _, body := tp.get(t, path, auth.Read)
-		var g dashboard.DAGGraph
-		if code == http.StatusOK && json.Unmarshal(body, &g) == nil && g.Finished {
-			return g
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: %d %s", path, code, body)
-		}
-	}
+	return dp.waitGraph(t, func(g *dashboard.DAGGraph) bool { return g.Finished })
 }
 
 // A finished DAG stays drawable: the schedd keeps its final graph, the
