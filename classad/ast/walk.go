@@ -2,33 +2,58 @@ package ast
 
 import "iter"
 
-// Children returns the direct sub-expressions of e in source order.
+// Children returns the direct sub-expressions of e in source order (a
+// call's arguments and a list's elements are its own slices).
 func Children(e Expr) []Expr {
 	switch x := e.(type) {
-	case *Select:
-		return []Expr{x.X}
-	case *Index:
-		return []Expr{x.X, x.Index}
-	case *Unary:
-		return []Expr{x.X}
-	case *Binary:
-		return []Expr{x.X, x.Y}
-	case *Cond:
-		return []Expr{x.Cond, x.Then, x.Else}
-	case *Paren:
-		return []Expr{x.X}
 	case *Call:
 		return x.Args
 	case *List:
 		return x.Elems
-	case *Record:
-		out := make([]Expr, len(x.Attrs))
-		for i, a := range x.Attrs {
-			out[i] = a.Value
-		}
-		return out
 	}
-	return nil
+	n := 3 // the most of a fixed node (Cond)
+	if r, ok := e.(*Record); ok {
+		n = len(r.Attrs)
+	}
+	out := make([]Expr, 0, n)
+	EachChild(e, func(c Expr) { out = append(out, c) })
+	return out
+}
+
+// EachChild calls f for each direct sub-expression of e in source order,
+// without making a slice: walks that run on every compile (the depth of a
+// tree) allocate nothing.
+func EachChild(e Expr, f func(Expr)) {
+	switch x := e.(type) {
+	case *Select:
+		f(x.X)
+	case *Index:
+		f(x.X)
+		f(x.Index)
+	case *Unary:
+		f(x.X)
+	case *Binary:
+		f(x.X)
+		f(x.Y)
+	case *Cond:
+		f(x.Cond)
+		f(x.Then)
+		f(x.Else)
+	case *Paren:
+		f(x.X)
+	case *Call:
+		for _, c := range x.Args {
+			f(c)
+		}
+	case *List:
+		for _, c := range x.Elems {
+			f(c)
+		}
+	case *Record:
+		for _, a := range x.Attrs {
+			f(a.Value)
+		}
+	}
 }
 
 // Inspect calls f for e and, while f returns true, for every sub-expression
@@ -37,9 +62,7 @@ func Inspect(e Expr, f func(Expr) bool) {
 	if e == nil || !f(e) {
 		return
 	}
-	for _, c := range Children(e) {
-		Inspect(c, f)
-	}
+	EachChild(e, func(c Expr) { Inspect(c, f) })
 }
 
 // Preorder returns every expression in the tree rooted at e, parents first.

@@ -49,9 +49,7 @@ func compileAttr(e ast.Expr) compiled {
 
 func treeDepth(e ast.Expr) int {
 	d := 0
-	for _, c := range ast.Children(e) {
-		d = max(d, treeDepth(c))
-	}
+	ast.EachChild(e, func(c ast.Expr) { d = max(d, treeDepth(c)) })
 	return d + 1
 }
 
