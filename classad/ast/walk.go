@@ -11,12 +11,17 @@ func Children(e Expr) []Expr {
 	case *List:
 		return x.Elems
 	}
-	n := 3 // the most of a fixed node (Cond)
-	if r, ok := e.(*Record); ok {
-		n = len(r.Attrs)
-	}
-	out := make([]Expr, 0, n)
-	EachChild(e, func(c Expr) { out = append(out, c) })
+	var out []Expr // nil for a leaf
+	EachChild(e, func(c Expr) {
+		if out == nil {
+			n := 3 // the most of a fixed node (Cond)
+			if r, ok := e.(*Record); ok {
+				n = len(r.Attrs)
+			}
+			out = make([]Expr, 0, n)
+		}
+		out = append(out, c)
+	})
 	return out
 }
 
