@@ -260,19 +260,20 @@ func (s *Server) dagHook(tx *queue.Tx) error {
 		changed[st] = true
 	}
 	for st, ended := range changed {
-		if ended {
-			s.startChildren(tx, st)
+		if ended { // its children, its retry, its POST script: no pump's transaction between
+			s.startReady(tx, st)
 		}
 		s.settleDAG(tx, st)
 	}
 	return nil
 }
 
-// startChildren starts, in the transaction that ended a node's job, the
-// nodes that may start now (its children, its retry, its POST script),
-// as the pump would: a chain of nodes goes on with no transaction of the
-// pump's between a node's end and its child's submit.
-func (s *Server) startChildren(tx *queue.Tx, st *dagState) {
+// startReady starts in tx what a DAG may start now (startNodes) and runs
+// the scripts and submits once tx is durable. The pump calls it, and so
+// does the transaction that ends a node's job, so that a chain of nodes
+// goes on with no transaction of the pump's between a node's end and its
+// child's submit.
+func (s *Server) startReady(tx *queue.Tx, st *dagState) {
 	if st.rec.Finished || st.ending || st.rec.Held {
 		return
 	}
@@ -405,6 +406,6 @@ func (s *Server) dagLoop(ctx context.Context) {
 			return
 		case <-s.dags.kick:
 		}
-		s.pumpDAGs(ctx)
+		s.pumpDAGs()
 	}
 }

@@ -28,18 +28,17 @@ type nodeWork struct {
 
 // pumpDAGs starts, in one transaction, what every DAG may start now
 // within its throttles (and resumes what a restart interrupted), ends the
-// DAGs that are done, then runs the scripts and submits it started.
-func (s *Server) pumpDAGs(ctx context.Context) {
-	var work []nodeWork
+// DAGs that are done; the scripts and submits it started run once the
+// transaction is durable (startReady).
+func (s *Server) pumpDAGs() {
 	var ending []*dagEnd
 	err := s.q.Update(func(tx *queue.Tx) error {
-		work, ending = work[:0], ending[:0]
+		ending = ending[:0]
 		for _, st := range s.dags.m {
 			if st.rec.Finished || st.ending || st.rec.Held {
 				continue
 			}
-			st.scriptContext(ctx)
-			work = append(work, s.startNodes(tx, st)...)
+			s.startReady(tx, st)
 			if st.run.Finished() && len(st.inflight) == 0 {
 				s.stopServices(tx, st)
 			}
@@ -58,9 +57,6 @@ func (s *Server) pumpDAGs(ctx context.Context) {
 	}
 	for _, e := range ending {
 		s.wg.Go(func() { s.endDAG(e) })
-	}
-	for _, w := range work {
-		s.wg.Go(func() { s.doNodeWork(ctx, w) })
 	}
 }
 
