@@ -38,20 +38,22 @@ func WithLimits(l Limits) ParseOption { return parser.WithLimits(l) }
 // Parse parses an ad in either syntax: new (`[ a = 1; b = 2 ]`) when the
 // text starts with '[', old (one `Name = Expr` per line) otherwise.
 func Parse(src string, opts ...ParseOption) (*Ad, error) {
-	r, err := parser.ParseAd(src, opts...)
-	if err != nil {
-		return nil, err
+	if !parser.IsNewSyntax(src) {
+		return ParseOld(src, opts...)
 	}
-	return eval.FromRecord(r), nil
+	return ParseNew(src, opts...)
 }
 
 // ParseNew parses an ad in the new syntax.
 func ParseNew(src string, opts ...ParseOption) (*Ad, error) {
-	r, err := parser.ParseRecord(src, opts...)
+	var ad *Ad
+	err := parser.ParseRecordAttrs(src, func(attrs []ast.Attr, hashes []uint32) {
+		ad = eval.FromAttrs(attrs, hashes)
+	}, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return eval.FromRecord(r), nil
+	return ad, nil
 }
 
 // ParseOld parses an ad in the old syntax.
@@ -98,16 +100,19 @@ func Unparse(ad *Ad) string { return ast.String(ad.Record()) }
 // AppendJSON appends ad in HTCondor's JSON form; with indent, one
 // attribute per line as condor_q -json prints it.
 func AppendJSON(buf []byte, ad *Ad, indent bool) []byte {
-	return ast.AppendJSON(buf, ad.Record(), indent)
+	return ast.AppendJSONAttrs(buf, ad, indent)
 }
 
 // ParseJSON parses an ad in HTCondor's JSON form.
 func ParseJSON(data []byte) (*Ad, error) {
-	r, err := parser.ParseJSON(data)
+	var ad *Ad
+	err := parser.ParseJSONAttrs(data, func(attrs []ast.Attr, hashes []uint32) {
+		ad = eval.FromAttrs(attrs, hashes)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return eval.FromRecord(r), nil
+	return ad, nil
 }
 
 // ParseJSONArray parses a JSON array of ads and returns, with each ad, the
@@ -131,7 +136,7 @@ func AppendJSONArray(buf []byte, ads []*Ad) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = ast.AppendJSON(buf, ad.Record(), false)
+		buf = ast.AppendJSONAttrs(buf, ad, false)
 	}
 	return append(buf, ']')
 }

@@ -1,10 +1,11 @@
 package ast
 
 import (
+	"bytes"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // HTCondor's JSON form of ads (condor_q -json): a record is an object, a
@@ -21,10 +22,32 @@ func AppendJSON(buf []byte, e Expr, indent bool) []byte {
 	return j.buf
 }
 
+// Attrs is a sequence of attributes, as an evaluation ad holds them.
+type Attrs interface {
+	Len() int
+	Name(i int) string
+	Expr(i int) Expr
+}
+
+// AppendJSONAttrs appends the attributes as a JSON object, exactly as
+// AppendJSON appends a record of them.
+func AppendJSONAttrs(buf []byte, attrs Attrs, indent bool) []byte {
+	j := jsonWriter{buf: buf, indent: indent}
+	j.buf = append(j.buf, '{')
+	j.level++
+	n := attrs.Len()
+	for i := range n {
+		j.member(i, attrs.Name(i), attrs.Expr(i))
+	}
+	j.endObject(n)
+	return j.buf
+}
+
 type jsonWriter struct {
 	buf    []byte
 	indent bool
 	level  int
+	tmp    []byte // an expression's text while it is escaped
 }
 
 func (j *jsonWriter) expr(e Expr) {
@@ -36,31 +59,50 @@ func (j *jsonWriter) expr(e Expr) {
 	case *Literal:
 		j.literal(x)
 	default:
-		if lit := negativeNumber(e); lit != nil {
-			j.literal(lit)
+		if lit, ok := negativeNumber(e); ok {
+			j.literal(&lit)
 			return
 		}
-		j.quoteExpr(AppendExpr(nil, e))
+		j.buf = append(j.buf, `"\/Expr(`...)
+		start := len(j.buf)
+		j.buf = AppendExpr(j.buf, e)
+		j.escapeFrom(start)
+		j.buf = append(j.buf, `)\/"`...)
 	}
+}
+
+// escapeFrom escapes for a JSON string the text appended from start on.
+func (j *jsonWriter) escapeFrom(start int) {
+	i := start
+	for i < len(j.buf) && !jsonEscape[j.buf[i]] {
+		i++
+	}
+	if i == len(j.buf) {
+		return
+	}
+	// The text moves aside, to be escaped back into place; tmp is not
+	// changed while the string made of it is read.
+	j.tmp = append(j.tmp[:0], j.buf[i:]...)
+	j.buf = appendJSONEscaped(j.buf[:i], unsafe.String(unsafe.SliceData(j.tmp), len(j.tmp)))
 }
 
 // negativeNumber returns -n for the expression -n (n a number literal), so
 // that negative numbers are JSON numbers.
-func negativeNumber(e Expr) *Literal {
+func negativeNumber(e Expr) (Literal, bool) {
 	u, ok := e.(*Unary)
 	if !ok || u.Op != OpNeg {
-		return nil
+		return Literal{}, false
 	}
 	l, ok := u.X.(*Literal)
 	switch {
 	case !ok:
-		return nil
+		return Literal{}, false
 	case l.Kind == IntLit:
-		return &Literal{Kind: IntLit, Int: -l.Int}
+		return Literal{Kind: IntLit, Int: -l.Int}, true
 	case l.Kind == RealLit:
-		return &Literal{Kind: RealLit, Real: -l.Real}
+		return Literal{Kind: RealLit, Real: -l.Real}, true
 	}
-	return nil
+	return Literal{}, false
 }
 
 func (j *jsonWriter) literal(x *Literal) {
@@ -96,12 +138,12 @@ func (j *jsonWriter) real(f float64) {
 			j.buf = append(j.buf, "0.0"...)
 		}
 	default:
-		s := strconv.FormatFloat(f, 'G', 16, 64)
-		if back, _ := strconv.ParseFloat(s, 64); back != f {
-			s = strconv.FormatFloat(f, 'G', 17, 64)
+		start := len(j.buf)
+		j.buf = strconv.AppendFloat(j.buf, f, 'G', 16, 64)
+		if back, _ := strconv.ParseFloat(string(j.buf[start:]), 64); back != f {
+			j.buf = strconv.AppendFloat(j.buf[:start], f, 'G', 17, 64)
 		}
-		j.buf = append(j.buf, s...)
-		if !strings.ContainsAny(s, ".Ee") {
+		if bytes.IndexAny(j.buf[start:], ".Ee") < 0 {
 			j.buf = append(j.buf, ".0"...)
 		}
 	}
@@ -127,17 +169,27 @@ func (j *jsonWriter) record(r *Record) {
 	j.buf = append(j.buf, '{')
 	j.level++
 	for i, a := range r.Attrs {
-		if i > 0 {
-			j.buf = append(j.buf, ',')
-		}
-		j.newline()
-		j.buf = append(j.buf, '"')
-		j.buf = appendJSONEscaped(j.buf, a.Name)
-		j.buf = append(j.buf, `": `...)
-		j.expr(a.Value)
+		j.member(i, a.Name, a.Value)
 	}
+	j.endObject(len(r.Attrs))
+}
+
+// member writes the i-th member of an object.
+func (j *jsonWriter) member(i int, name string, value Expr) {
+	if i > 0 {
+		j.buf = append(j.buf, ',')
+	}
+	j.newline()
+	j.buf = append(j.buf, '"')
+	j.buf = appendJSONEscaped(j.buf, name)
+	j.buf = append(j.buf, `": `...)
+	j.expr(value)
+}
+
+// endObject closes an object of n members.
+func (j *jsonWriter) endObject(n int) {
 	j.level--
-	if len(r.Attrs) > 0 {
+	if n > 0 {
 		j.newline()
 	}
 	j.buf = append(j.buf, '}')
@@ -160,10 +212,29 @@ func (j *jsonWriter) list(l *List) {
 	j.buf = append(j.buf, ']')
 }
 
+// jsonEscape marks the bytes appendJSONEscaped does not copy as they are:
+// quotes, backslashes, control characters and the bytes of multi-byte
+// characters (which must be checked to be UTF-8).
+var jsonEscape = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf
+	}
+	return t
+}()
+
 // appendJSONEscaped escapes s for a JSON string: quotes, backslashes and
 // control characters; invalid UTF-8 becomes U+FFFD so the output is valid.
 func appendJSONEscaped(buf []byte, s string) []byte {
 	for i := 0; i < len(s); {
+		// Bytes that need nothing, in one copy.
+		j := i
+		for j < len(s) && !jsonEscape[s[j]] {
+			j++
+		}
+		buf = append(buf, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])

@@ -3,6 +3,7 @@ package ast
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Style selects how expressions are printed.
@@ -179,11 +180,14 @@ func (p *printer) attr(a Attr) {
 
 // name appends an attribute name, quoted if need be in the printer's syntax.
 func (p *printer) name(n string) {
-	if p.old && !IsPlainName(n) {
+	switch {
+	case IsPlainName(n):
+		p.buf = append(p.buf, n...)
+	case p.old:
 		p.buf = appendOldQuoted(p.buf, n, '\'')
-		return
+	default:
+		p.buf = appendQuotedName(p.buf, n)
 	}
-	p.buf = AppendName(p.buf, n)
 }
 
 func (p *printer) newline() {
@@ -211,12 +215,16 @@ func AppendOldAttr(buf []byte, name string, e Expr) []byte {
 
 func appendOldQuoted(buf []byte, s string, quote byte) []byte {
 	buf = append(buf, quote)
-	for i := 0; i < len(s); i++ {
-		if s[i] == quote {
-			buf = append(buf, '\\')
+	for {
+		i := strings.IndexByte(s, quote)
+		if i < 0 {
+			break
 		}
-		buf = append(buf, s[i])
+		buf = append(buf, s[:i]...)
+		buf = append(buf, '\\', quote)
+		s = s[i+1:]
 	}
+	buf = append(buf, s...)
 	return append(buf, quote)
 }
 
@@ -302,21 +310,42 @@ func AppendName(buf []byte, name string) []byte {
 	if IsPlainName(name) {
 		return append(buf, name...)
 	}
+	return appendQuotedName(buf, name)
+}
+
+// appendQuotedName appends name in single quotes, escaped.
+func appendQuotedName(buf []byte, name string) []byte {
 	buf = append(buf, '\'')
 	buf = appendEscaped(buf, name, '\'')
 	return append(buf, '\'')
 }
 
+// Character classes of names: letters and '_' start one, digits may
+// follow.
+const (
+	nameStart = 1 << iota
+	nameRest
+)
+
+var nameClass = func() (t [256]uint8) {
+	for c := range 256 {
+		if c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') {
+			t[c] = nameStart | nameRest
+		} else if c >= '0' && c <= '9' {
+			t[c] = nameRest
+		}
+	}
+	return t
+}()
+
 // IsPlainName reports whether name can be written without quotes: an
 // identifier ([A-Za-z_][A-Za-z0-9_]*) that is not a reserved word.
 func IsPlainName(name string) bool {
-	if name == "" {
+	if name == "" || nameClass[name[0]]&nameStart == 0 {
 		return false
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		letter := c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
+	for i := 1; i < len(name); i++ {
+		if nameClass[name[i]]&nameRest == 0 {
 			return false
 		}
 	}

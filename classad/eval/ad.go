@@ -72,26 +72,44 @@ func NewAd() *Ad {
 
 // FromRecord returns an ad holding r's attributes. The ad shares r's
 // expressions; neither should be changed afterwards through r.
-func FromRecord(r *ast.Record) *Ad {
-	a := &Ad{attrs: make([]attr, len(r.Attrs), len(r.Attrs)+extraAttrs)}
+func FromRecord(r *ast.Record) *Ad { return FromAttrs(r.Attrs, nil) }
+
+// FromAttrs returns an ad holding attrs, as FromRecord does. hashes, when
+// not nil, are the ast.FoldHash of each name (as parser.ParseJSONAttrs
+// gives them). The ad keeps neither slice.
+func FromAttrs(attrs []ast.Attr, hashes []uint32) *Ad {
+	a := new(Ad)
+	a.load(attrs, hashes)
+	return a
+}
+
+// load makes a hold attrs and nothing else.
+func (a *Ad) load(attrs []ast.Attr, hashes []uint32) {
+	*a = Ad{attrs: make([]attr, len(attrs), len(attrs)+extraAttrs)}
 	a.self.ad = a
-	for i, at := range r.Attrs {
-		a.attrs[i] = attr{name: intern(at.Name), hash: ast.FoldHash(at.Name), expr: at.Value}
+	for i, at := range attrs {
+		var h uint32
+		if hashes != nil {
+			h = hashes[i]
+		} else {
+			h = ast.FoldHash(at.Name)
+		}
+		a.attrs[i] = attr{name: at.Name, hash: h, expr: at.Value}
 		if isScopeName(at.Name) {
 			a.special++
 		}
 	}
+	internNames(a.attrs)
 	if a.reindex() {
-		return a
+		return
 	}
-	// The record defines a name twice (parsed records never do): the later
+	// attrs define a name twice (parsed records never do): the later
 	// definition replaces the earlier one, as Set does.
-	b := &Ad{attrs: make([]attr, 0, len(r.Attrs))}
-	b.self.ad = b
-	for _, at := range r.Attrs {
-		b.Set(at.Name, at.Value)
+	*a = Ad{attrs: make([]attr, 0, len(attrs))}
+	a.self.ad = a
+	for _, at := range attrs {
+		a.Set(at.Name, at.Value)
 	}
-	return b
 }
 
 // Scope returns the ad's own scope, for evaluating in it.
@@ -138,7 +156,10 @@ func (a *Ad) Set(name string, e ast.Expr) {
 		a.attrs[i].code = nil
 		return
 	}
-	a.attrs = append(a.attrs, attr{name: intern(name), hash: h, expr: e})
+	if cap(a.attrs) == 0 {
+		a.attrs = make([]attr, 0, smallAd) // not grown by one, two, four
+	}
+	a.attrs = append(a.attrs, attr{name: internHashed(name, h), hash: h, expr: e})
 	if isScopeName(name) {
 		a.special++
 	}

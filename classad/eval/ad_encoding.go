@@ -7,23 +7,13 @@ import (
 
 // MarshalJSON encodes the ad in HTCondor's JSON form (one line).
 func (a *Ad) MarshalJSON() ([]byte, error) {
-	return ast.AppendJSON(nil, a.Record(), false), nil
+	return ast.AppendJSONAttrs(nil, a, false), nil
 }
 
 // UnmarshalJSON decodes an ad in HTCondor's JSON form, replacing a's
 // attributes.
 func (a *Ad) UnmarshalJSON(data []byte) error {
-	r, err := parser.ParseJSON(data)
-	if err != nil {
-		return err
-	}
-	a.attrs, a.index, a.special = make([]attr, 0, len(r.Attrs)), nil, 0
-	a.forgetSpecialized()
-	a.self = Scope{ad: a}
-	for _, at := range r.Attrs {
-		a.Set(at.Name, at.Value)
-	}
-	return nil
+	return parser.ParseJSONAttrs(data, a.load)
 }
 
 // String returns the ad in the new syntax, canonically printed.

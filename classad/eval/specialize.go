@@ -56,7 +56,11 @@ type specCache struct {
 
 // forgetSpecialized drops the ad's specialised expressions; any change to
 // the ad may change what they fold to.
-func (a *Ad) forgetSpecialized() { atomic.StorePointer(&a.spec, nil) }
+func (a *Ad) forgetSpecialized() {
+	if atomic.LoadPointer(&a.spec) != nil { // no store, which is dearer, when there is none
+		atomic.StorePointer(&a.spec, nil)
+	}
+}
 
 // specialized returns attribute i's expression specialised to the ad, or
 // nil when it is evaluated as it is (a constant, or an ad with attributes

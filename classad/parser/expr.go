@@ -39,13 +39,25 @@ type scratch struct {
 	parens slab[ast.Paren]
 	// attrs and elems gather a record's attributes and a list's or
 	// call's elements (nested ones above the outer one's), so that each
-	// is allocated once at its final size.
-	attrs []ast.Attr
-	elems []ast.Expr
+	// is allocated once at its final size. hashes holds the FoldHash of
+	// each name in attrs.
+	attrs  []ast.Attr
+	hashes []uint32
+	elems  []ast.Expr
+	// st is the stream of an expression inside other text (a JSON ad's
+	// /Expr(...)/ strings), here rather than on the parser's stack.
+	st stream
+	// tables are the definitions tables of the records being read, one
+	// for each level of nesting; levels is how many are in use. A table
+	// is cleared when its record ends, so that a record starts with a
+	// clean one without allocating; a parse that stopped part-way
+	// leaves levels above 0, and release clears them all.
+	tables [][]int32
+	levels int
 }
 
 var scratches = sync.Pool{New: func() any {
-	return &scratch{attrs: make([]ast.Attr, 0, 32), elems: make([]ast.Expr, 0, 16)}
+	return &scratch{attrs: make([]ast.Attr, 0, 32), hashes: make([]uint32, 0, 32), elems: make([]ast.Expr, 0, 16)}
 }}
 
 // release returns sc to the pool, holding no part of the parsed tree.
@@ -58,7 +70,14 @@ func (sc *scratch) release() {
 	// left some behind.
 	clear(sc.attrs)
 	clear(sc.elems)
-	*sc = scratch{attrs: sc.attrs[:0], elems: sc.elems[:0]}
+	for i, t := range sc.tables {
+		if len(t) > maxPooled {
+			sc.tables[i] = make([]int32, smallDefinitions)
+		} else if sc.levels > 0 {
+			clear(t)
+		}
+	}
+	*sc = scratch{attrs: sc.attrs[:0], hashes: sc.hashes[:0], elems: sc.elems[:0], tables: sc.tables}
 	scratches.Put(sc)
 }
 
@@ -90,13 +109,14 @@ func (s *slab[T]) alloc(rest int) *T {
 	return x
 }
 
-// rest is how many bytes of source are left after the current token,
-// or a number that bounds nothing when participle has the source.
+// rest is how many bytes of source are left after the current token
+// (with the rest of the text an expression is part of, such as a JSON
+// ad), or a number that bounds nothing when participle has the source.
 func (p *exprParser) rest() int {
 	if p.lex.pl != nil {
 		return 16 * slabMax
 	}
-	return len(p.lex.s.src) - p.lex.s.off
+	return len(p.lex.s.src) - p.lex.s.off + p.lex.after
 }
 
 func (p *exprParser) lit(at ast.Pos, kind ast.LitKind) *ast.Literal {
@@ -121,26 +141,6 @@ func (e *syntaxError) Error() string { return e.msg }
 func (e *syntaxError) Message() string          { return e.msg }
 func (e *syntaxError) Position() lexer.Position { return e.pos }
 
-// parseFrom parses one expression from src, nested at most maxDepth
-// deep, converting a bailout into an error.
-func parseFrom(src *stream, maxDepth int, sc *scratch) (x ast.Expr, err error) {
-	if sc == nil {
-		sc = scratches.Get().(*scratch)
-		defer sc.release()
-	}
-	p := exprParser{lex: src, maxDepth: maxDepth, scratch: sc}
-	defer func() {
-		if r := recover(); r != nil {
-			b, ok := r.(bailout)
-			if !ok {
-				panic(r)
-			}
-			x, err = nil, b.err
-		}
-	}()
-	return p.expr(), nil
-}
-
 func (p *exprParser) fail(t *token, format string, args ...any) {
 	panic(bailout{&syntaxError{pos: t.position(p.lex.filename()), msg: fmt.Sprintf(format, args...)}})
 }
@@ -148,11 +148,15 @@ func (p *exprParser) fail(t *token, format string, args ...any) {
 // enter counts a level of nesting; leave undoes it. A bailout unwinds
 // the whole parse, so a level left by one need not be undone.
 func (p *exprParser) enter() {
-	p.depth++
-	if p.depth > p.maxDepth {
-		t := p.lex.peek()
-		panic(bailout{&syntaxError{pos: t.position(p.lex.filename()), msg: fmt.Sprintf("expression nested more than %d levels deep", p.maxDepth), limit: LimitDepth}})
+	if p.depth++; p.depth > p.maxDepth {
+		p.tooDeep()
 	}
+}
+
+// tooDeep stops the parse at the depth bound.
+func (p *exprParser) tooDeep() {
+	t := p.lex.peek()
+	panic(bailout{&syntaxError{pos: t.position(p.lex.filename()), msg: fmt.Sprintf("expression nested more than %d levels deep", p.maxDepth), limit: LimitDepth}})
 }
 
 func (p *exprParser) leave() { p.depth-- }
@@ -162,33 +166,46 @@ func (p *exprParser) isPunct(c punct) bool {
 }
 
 func (p *exprParser) expect(c punct, opening *token) {
-	t := p.lex.peek()
-	if t.typ != tokPunct || t.p != c {
-		s := punctText[c]
-		if opening != nil {
-			p.fail(t, "expected %q to close %q at %d:%d, found %s", s, opening.val, opening.line, opening.col, describe(t))
-		}
-		p.fail(t, "expected %q, found %s", s, describe(t))
+	if !p.isPunct(c) {
+		p.unexpectedFor(c, opening)
 	}
 	p.lex.skip()
+}
+
+// unexpectedFor stops the parse where c was expected.
+func (p *exprParser) unexpectedFor(c punct, opening *token) {
+	t := p.lex.peek()
+	s := punctText[c]
+	if opening != nil {
+		p.fail(t, "expected %q to close %q at %d:%d, found %s", s, opening.val, opening.line, opening.col, describe(t))
+	}
+	p.fail(t, "expected %q, found %s", s, describe(t))
 }
 
 // expr parses
 //
 //	Expr = Binary [ "?" Expr ":" Expr ] .
+//
+// Each level of nesting recurses through expr, binary, unary and
+// primary: their common paths are kept short, and the rest is in
+// functions of their own (cond, newBinary, prefixed, suffixes, paren), so
+// that the frames a level adds to the stack stay small.
 func (p *exprParser) expr() ast.Expr {
 	p.enter()
 	x := p.binary(1)
-	if !p.isPunct(pQuestion) {
-		p.leave()
-		return x
+	if p.isPunct(pQuestion) {
+		x = p.cond(x)
 	}
+	p.leave()
+	return x
+}
+
+// cond parses the rest of a conditional whose condition is x.
+func (p *exprParser) cond(x ast.Expr) ast.Expr {
 	q := p.lex.next()
 	then := p.expr()
 	p.expect(pColon, &q)
-	c := &ast.Cond{At: x.Pos(), Cond: x, Then: then, Else: p.expr()}
-	p.leave()
-	return c
+	return &ast.Cond{At: x.Pos(), Cond: x, Then: then, Else: p.expr()}
 }
 
 // binary parses operators of precedence minPrec and above, left to right:
@@ -203,11 +220,17 @@ func (p *exprParser) binary(minPrec int) ast.Expr {
 			return x
 		}
 		p.lex.skip()
-		y := p.binary(prec + 1)
-		b := p.bins.alloc(p.rest())
-		*b = ast.Binary{At: x.Pos(), Op: op, X: x, Y: y}
-		x = b
+		x = p.newBinary(op, x, p.binary(prec+1))
 	}
+}
+
+// newBinary returns the node x op y.
+//
+//go:noinline
+func (p *exprParser) newBinary(op ast.Op, x, y ast.Expr) ast.Expr {
+	b := p.bins.alloc(p.rest())
+	*b = ast.Binary{At: x.Pos(), Op: op, X: x, Y: y}
+	return b
 }
 
 func binaryOp(t *token) ast.Op {
@@ -232,10 +255,22 @@ func binaryOp(t *token) ast.Op {
 // unary parses
 //
 //	Unary = ( "-" | "+" | "!" | "~" ) Unary | Postfix .
+//
+// Postfix (see suffixes) is read here too, so that a level of nesting
+// costs one frame for both.
 func (p *exprParser) unary() ast.Expr {
-	if t := p.lex.peek(); t.typ != tokPunct || punctUnary[t.p] == ast.OpInvalid {
-		return p.postfix()
+	if t := p.lex.peek(); t.typ == tokPunct && punctUnary[t.p] != ast.OpInvalid {
+		return p.prefixed()
 	}
+	x := p.primary()
+	if c := &p.lex.cur; c.typ == tokPunct && (c.p == pDot || c.p == pLBrack || c.p == pElvis) {
+		x = p.suffixes(x)
+	}
+	return x
+}
+
+// prefixed parses a unary operator and its operand.
+func (p *exprParser) prefixed() ast.Expr {
 	p.enter()
 	t := p.lex.next()
 	op := punctUnary[t.p]
@@ -253,22 +288,19 @@ func (p *exprParser) unary() ast.Expr {
 	return u
 }
 
-// postfix parses
+// suffixes parses the rest of
 //
 //	Postfix = Primary { "." Name | "[" Expr "]" | "?:" ElvisOperand } .
 //
-// The elvis operator binds as tightly as selection, and its right operand
-// is a primary (with its selections) or a signed number: this is how
-// HTCondor's parser reads it (`a ?: b ? c : d` is `(a ?: b) ? c : d`, and
-// `a ?: -b` is a syntax error).
-func (p *exprParser) postfix() ast.Expr {
-	x := p.selections(p.primary())
+// after the primary x. The elvis operator binds as tightly as selection,
+// and its right operand is a primary (with its selections) or a signed
+// number: this is how HTCondor's parser reads it (`a ?: b ? c : d` is
+// `(a ?: b) ? c : d`, and `a ?: -b` is a syntax error).
+func (p *exprParser) suffixes(x ast.Expr) ast.Expr {
+	x = p.selections(x)
 	for p.isPunct(pElvis) {
 		p.lex.skip()
-		y := p.elvisOperand()
-		b := p.bins.alloc(p.rest())
-		*b = ast.Binary{At: x.Pos(), Op: ast.OpElvis, X: x, Y: y}
-		x = b
+		x = p.newBinary(ast.OpElvis, x, p.elvisOperand())
 	}
 	return x
 }
@@ -327,9 +359,29 @@ func (p *exprParser) name(context string) string {
 //	Primary = Literal | Name | "." Name | Ident "(" [ Expr { "," Expr } ] ")"
 //	        | "(" Expr ")" | List | Record .
 func (p *exprParser) primary() ast.Expr {
-	if p.lex.cur.typ == tokIdent {
+	switch c := &p.lex.cur; {
+	case c.typ == tokIdent:
 		return p.ident()
+	case c.typ == tokPunct && c.p == pLParen:
+		return p.paren()
 	}
+	return p.operand()
+}
+
+// paren parses
+//
+//	"(" Expr ")" .
+func (p *exprParser) paren() ast.Expr {
+	t := p.lex.next()
+	x := p.expr()
+	p.expect(pRParen, &t)
+	e := p.parens.alloc(p.rest())
+	*e = ast.Paren{At: ast.Pos(t.off), X: x}
+	return e
+}
+
+// operand parses the primaries other than names, calls and parentheses.
+func (p *exprParser) operand() ast.Expr {
 	t := p.lex.next()
 	at := ast.Pos(t.off)
 	switch t.typ {
@@ -357,12 +409,6 @@ func (p *exprParser) primary() ast.Expr {
 		return p.ref(at, t.val)
 	case tokPunct:
 		switch t.p {
-		case pLParen:
-			x := p.expr()
-			p.expect(pRParen, &t)
-			e := p.parens.alloc(p.rest())
-			*e = ast.Paren{At: at, X: x}
-			return e
 		case pLBrace:
 			return p.list(t)
 		case pLBrack:
@@ -435,16 +481,8 @@ func (p *exprParser) exprs(closing punct, open *token) []ast.Expr {
 	return p.takeElems(from)
 }
 
-// take returns the attributes gathered from from on, as a slice of their
-// own, and forgets them.
-func (sc *scratch) take(from int) []ast.Attr {
-	attrs := slices.Clone(sc.attrs[from:])
-	clear(sc.attrs[from:])
-	sc.attrs = sc.attrs[:from]
-	return attrs
-}
-
-// takeElems is take for elements.
+// takeElems returns the elements gathered from from on, as a slice of
+// their own, and forgets them.
 func (sc *scratch) takeElems(from int) []ast.Expr {
 	xs := slices.Clone(sc.elems[from:])
 	clear(sc.elems[from:])
@@ -496,26 +534,27 @@ func (p *exprParser) list(open token) ast.Expr {
 //	AttrDef = Name "=" Expr .
 func (p *exprParser) record(open token) ast.Expr {
 	p.enter()
-	r := &ast.Record{At: ast.Pos(open.off)}
-	var small [smallDefinitions]int32
-	defs := definitions{table: small[:]}
-	from := len(p.attrs)
+	defs := p.scratch.definitions(false)
+	p.attrDefs(&defs, &open)
+	r := &ast.Record{At: ast.Pos(open.off), Attrs: defs.take()}
+	p.leave()
+	return r
+}
+
+// attrDefs parses a record's definitions into defs, after its opening
+// bracket, to its closing one.
+func (p *exprParser) attrDefs(defs *definitions, open *token) {
 	for !p.isPunct(pRBrack) {
 		at := ast.Pos(p.lex.cur.off)
 		name := p.name("in record")
 		p.expect(pAssign, nil)
-		defs.define(&p.attrs, from, ast.Attr{At: at, Name: name, Value: p.expr()})
+		defs.define(ast.Attr{At: at, Name: name, Value: p.expr()})
 		if !p.isPunct(pSemi) {
 			break
 		}
 		p.lex.skip()
 	}
-	p.expect(pRBrack, &open)
-	if len(p.attrs) > from {
-		r.Attrs = p.take(from)
-	}
-	p.leave()
-	return r
+	p.expect(pRBrack, open)
 }
 
 func describe(t *token) string {
@@ -532,28 +571,40 @@ func describe(t *token) string {
 	return strconv.Quote(t.val)
 }
 
-// definitions adds attribute definitions to a record, a later definition of
-// a name replacing the earlier one in place. The names are kept in an
-// open-addressing hash table so that parsing stays linear. A record of up
-// to 32 attributes uses a table on its parser's stack and a cheap hash of
-// a name's length and three of its letters (at most 32 names can collide,
-// so the cost stays bounded); past that, the table is allocated and the
-// hash is ast.FoldHash over the whole name.
+// definitions gathers the attribute definitions of one record in its
+// scratch's attrs (from from on) and their names' hashes (in hashes, from
+// hfrom on), a later definition of a name replacing the earlier one in
+// place. The names are kept in an open-addressing hash table, so that
+// parsing stays linear; the table is the scratch's for the record's level
+// of nesting, so that a record costs no allocation once the pool is warm,
+// and no room on the parser's stack. Up to 32 names are hashed cheaply,
+// by their length and three of their letters (at most 32 names can
+// collide, so the cost stays bounded); past that, or when the caller
+// wants them (an ad made of the attributes needs them), by ast.FoldHash
+// over the whole name.
 type definitions struct {
-	table []int32 // index+1 of an attribute, 0 for a free slot
-	n     int
-	full  bool // the table is hashed by ast.FoldHash
+	sc          *scratch
+	from, hfrom int
+	level       int
+	cheap       bool // hashes are cheapHash's, not ast.FoldHash's
 }
 
-// smallDefinitions is the size of the table a record starts with, on the
-// caller's stack.
+// smallDefinitions is the size a definitions table starts with.
 const smallDefinitions = 64
 
-// hash returns name's hash for the table as it is.
-func (d *definitions) hash(name string) uint32 {
-	if d.full {
-		return ast.FoldHash(name)
+// definitions starts a record at the next level of nesting; with fold,
+// its names are hashed by ast.FoldHash from the first.
+func (sc *scratch) definitions(fold bool) definitions {
+	level := sc.levels
+	sc.levels++
+	if level == len(sc.tables) {
+		sc.tables = append(sc.tables, make([]int32, smallDefinitions))
 	}
+	return definitions{sc: sc, from: len(sc.attrs), hfrom: len(sc.hashes), level: level, cheap: !fold}
+}
+
+// cheapHash is the hash of a name in a table of up to 32.
+func cheapHash(name string) uint32 {
 	n := len(name)
 	if n == 0 {
 		return 0
@@ -561,39 +612,81 @@ func (d *definitions) hash(name string) uint32 {
 	return uint32(n)*0x9e3779b1 ^ uint32(name[0]|0x20)*0x85ebca6b ^ uint32(name[n/2]|0x20)*0xc2b2ae35 ^ uint32(name[n-1]|0x20)*0x27d4eb2f
 }
 
-// define adds a to the attributes (*attrs)[from:].
-func (d *definitions) define(attrs *[]ast.Attr, from int, a ast.Attr) {
-	if d.table == nil {
-		d.table = make([]int32, smallDefinitions)
+// define adds a to the record's attributes.
+func (d *definitions) define(a ast.Attr) {
+	sc := d.sc
+	table := sc.tables[d.level] // index+1 of an attribute in attrs[from:], 0 for a free slot
+	var h uint32
+	if d.cheap {
+		h = cheapHash(a.Name)
+	} else {
+		h = ast.FoldHash(a.Name)
 	}
-	h := d.hash(a.Name)
-	mask := uint32(len(d.table) - 1)
-	defined := (*attrs)[from:]
+	mask := uint32(len(table) - 1)
 	p := h & mask
-	for ; d.table[p] != 0; p = (p + 1) & mask {
-		if i := d.table[p] - 1; ast.EqualFold(defined[i].Name, a.Name) {
-			defined[i].Value = a.Value
+	for ; table[p] != 0; p = (p + 1) & mask {
+		if i := int(table[p]) - 1; sc.hashes[d.hfrom+i] == h && ast.EqualFold(sc.attrs[d.from+i].Name, a.Name) {
+			sc.attrs[d.from+i].Value = a.Value
 			return
 		}
 	}
-	d.table[p] = int32(len(defined) + 1)
-	*attrs = append(*attrs, a)
-	if d.n++; 2*d.n > len(d.table) {
-		d.grow((*attrs)[from:])
+	sc.attrs = append(sc.attrs, a)
+	sc.hashes = append(sc.hashes, h)
+	n := len(sc.attrs) - d.from
+	table[p] = int32(n)
+	if 2*n > len(table) {
+		if d.cheap {
+			d.cheap = false
+			for i := range n {
+				sc.hashes[d.hfrom+i] = ast.FoldHash(sc.attrs[d.from+i].Name)
+			}
+		}
+		sc.tables[d.level] = rehash(sc.hashes[d.hfrom:], 2*len(table))
 	}
 }
 
-// grow doubles the table, hashing by ast.FoldHash from now on, and puts
-// every attribute back in.
-func (d *definitions) grow(defined []ast.Attr) {
-	d.table = make([]int32, 2*len(d.table))
-	d.full = true
-	mask := uint32(len(d.table) - 1)
-	for i := range defined {
-		p := d.hash(defined[i].Name) & mask
-		for d.table[p] != 0 {
+// rehash returns a table of size slots holding the names of hashes.
+func rehash(hashes []uint32, size int) []int32 {
+	table := make([]int32, size)
+	mask := uint32(size - 1)
+	for i, h := range hashes {
+		p := h & mask
+		for table[p] != 0 {
 			p = (p + 1) & mask
 		}
-		d.table[p] = int32(i + 1)
+		table[p] = int32(i + 1)
 	}
+	return table
+}
+
+// attrs returns the record's attributes so far and their names'
+// ast.FoldHash (nil if they were hashed cheaply), in the scratch: valid
+// until the record ends.
+func (d *definitions) attrs() ([]ast.Attr, []uint32) {
+	if d.cheap {
+		return d.sc.attrs[d.from:], nil
+	}
+	return d.sc.attrs[d.from:], d.sc.hashes[d.hfrom:]
+}
+
+// take ends the record and returns its attributes as a slice of their
+// own (nil for none).
+func (d *definitions) take() []ast.Attr {
+	var attrs []ast.Attr
+	if len(d.sc.attrs) > d.from {
+		attrs = slices.Clone(d.sc.attrs[d.from:])
+	}
+	d.end()
+	return attrs
+}
+
+// end ends the record: its attributes are forgotten and the table of its
+// level cleared for the next record there.
+func (d *definitions) end() {
+	sc := d.sc
+	clear(sc.attrs[d.from:])
+	sc.attrs = sc.attrs[:d.from]
+	sc.hashes = sc.hashes[:d.hfrom]
+	clear(sc.tables[d.level])
+	sc.levels--
 }

@@ -38,6 +38,26 @@ func ParseJSON(data []byte) (*ast.Record, error) {
 	return r, nil
 }
 
+// ParseJSONAttrs parses an ad in JSON form as ParseJSON does, and hands
+// build its attributes (each name once, in order) and the ast.FoldHash
+// of each name, so that an ad can be made of them without a record in
+// between. The slices are the parser's: build must not keep them.
+func ParseJSONAttrs(data []byte, build func(attrs []ast.Attr, hashes []uint32)) error {
+	s := jsonScanner{data: string(data), sc: scratches.Get().(*scratch)}
+	defer s.sc.release()
+	s.space()
+	defs, err := s.members(true)
+	if err != nil {
+		return err
+	}
+	if s.space(); s.pos < len(s.data) {
+		return s.errorf("unexpected data after the object")
+	}
+	build(defs.attrs())
+	defs.end()
+	return nil
+}
+
 // view returns data as a string without copying it, for scanning while
 // data is not changed: nothing sliced from it may be kept (see objectAt).
 func view(data []byte) string {
@@ -233,10 +253,33 @@ func (s *jsonScanner) space() {
 func (s *jsonScanner) expect(c byte) error {
 	s.space()
 	if s.peek() != c {
-		return s.errorf("expected %q, found %s", c, s.found())
+		return s.expected(c)
 	}
 	s.pos++
 	return nil
+}
+
+// unexpected is the error format (with a %s for what was found) at the
+// scanner's position. Errors are made in functions of their own, so as
+// not to take room on the stack of the functions that find them.
+//
+//go:noinline
+func (s *jsonScanner) unexpected(format string) error {
+	return s.errorf(format, s.found())
+}
+
+// expected is the error of finding something else than c.
+//
+//go:noinline
+func (s *jsonScanner) expected(c byte) error {
+	return s.errorf("expected %q, found %s", c, s.found())
+}
+
+// tooDeep is the error of nesting past JSONMaxDepth.
+//
+//go:noinline
+func (s *jsonScanner) tooDeep() error {
+	return s.errorf("nested more than %d levels deep", JSONMaxDepth)
 }
 
 func (s *jsonScanner) found() string {
@@ -248,45 +291,55 @@ func (s *jsonScanner) found() string {
 
 func (s *jsonScanner) enter() error {
 	if s.depth++; s.depth > JSONMaxDepth {
-		return s.errorf("nested more than %d levels deep", JSONMaxDepth)
+		return s.tooDeep()
 	}
 	return nil
 }
 
 // object reads an object as a record.
 func (s *jsonScanner) object() (*ast.Record, error) {
-	if err := s.expect('{'); err != nil {
+	defs, err := s.members(false)
+	if err != nil {
 		return nil, err
+	}
+	return &ast.Record{At: ast.NoPos, Attrs: defs.take()}, nil
+}
+
+// members reads an object's members into definitions (hashed by
+// ast.FoldHash with fold), which the caller ends. After an error the
+// definitions are not begun or left as they are, for the scratch's
+// release.
+func (s *jsonScanner) members(fold bool) (definitions, error) {
+	if err := s.expect('{'); err != nil {
+		return definitions{}, err
 	}
 	if err := s.enter(); err != nil {
-		return nil, err
+		return definitions{}, err
 	}
-	defer func() { s.depth-- }()
-	r := &ast.Record{At: ast.NoPos}
+	// The depth is restored on success only: after an error, the
+	// scanner is not read on.
+	defs := s.sc.definitions(fold)
 	if s.space(); s.peek() == '}' {
 		s.pos++
-		return r, nil
+		s.depth--
+		return defs, nil
 	}
-	var small [smallDefinitions]int32
-	defs := definitions{table: small[:]}
-	sc := s.sc
-	from := len(sc.attrs)
 	for {
 		a, err := s.member()
 		if err != nil {
-			return nil, err
+			return definitions{}, err
 		}
-		defs.define(&sc.attrs, from, a)
+		defs.define(a)
 		s.space()
 		switch s.peek() {
 		case ',':
 			s.pos++
 		case '}':
 			s.pos++
-			r.Attrs = sc.take(from)
-			return r, nil
+			s.depth--
+			return defs, nil
 		default:
-			return nil, s.errorf("expected ',' or '}' after an attribute, found %s", s.found())
+			return definitions{}, s.unexpected("expected ',' or '}' after an attribute, found %s")
 		}
 	}
 }
@@ -295,7 +348,7 @@ func (s *jsonScanner) object() (*ast.Record, error) {
 func (s *jsonScanner) member() (ast.Attr, error) {
 	s.space()
 	if s.peek() != '"' {
-		return ast.Attr{}, s.errorf("expected an attribute name in quotes, found %s", s.found())
+		return ast.Attr{}, s.unexpected("expected an attribute name in quotes, found %s")
 	}
 	name, err := s.str()
 	if err != nil {
@@ -343,7 +396,7 @@ func (s *jsonScanner) value() (ast.Expr, error) {
 	case s.word("null"):
 		return s.lit(ast.UndefinedLit), nil
 	}
-	return nil, s.errorf("expected a value, found %s", s.found())
+	return nil, s.unexpected("expected a value, found %s")
 }
 
 // jsonStop marks the bytes that end a string's fast path: the quote, a
@@ -412,7 +465,7 @@ func (s *jsonScanner) array() (ast.Expr, error) {
 			l.Elems = sc.takeElems(from)
 			return l, nil
 		default:
-			return nil, s.errorf("expected ',' or ']' in a list, found %s", s.found())
+			return nil, s.unexpected("expected ',' or ']' in a list, found %s")
 		}
 	}
 }
@@ -431,13 +484,20 @@ func (s *jsonScanner) stringValue(text string) (ast.Expr, error) {
 
 // expr parses the expression src of a /Expr(...)/ string.
 func (s *jsonScanner) expr(src string) (ast.Expr, error) {
-	var st stream
+	st := &s.sc.st
 	st.init("", src)
-	e, err := parseWhole(&st, s.sc)
+	st.after = len(s.data) - s.pos
+	e, err := parseWhole(st, s.sc)
 	if err != nil {
-		return nil, s.errorf("expression %q: %v", src, newError(src, "", err))
+		return nil, s.exprError(src, err)
 	}
 	return e, nil
+}
+
+// exprError is the error of a /Expr(...)/ string whose expression src
+// does not parse.
+func (s *jsonScanner) exprError(src string, err error) error {
+	return s.errorf("expression %q: %v", src, newError(src, "", err))
 }
 
 // number reads a JSON number: an integer literal when it has no fraction
@@ -532,6 +592,7 @@ func (s *jsonScanner) str() (string, error) {
 // escapedStr reads the rest of a string that has escapes.
 func (s *jsonScanner) escapedStr(start int) (string, error) {
 	var b strings.Builder
+	b.Grow(rawEnd(s.data, s.pos) - start) // at least the decoded length
 	b.WriteString(s.data[start:s.pos])
 	for s.pos < len(s.data) {
 		c := s.data[s.pos]
@@ -554,6 +615,20 @@ func (s *jsonScanner) escapedStr(start int) (string, error) {
 		}
 	}
 	return "", s.errorf("string not terminated")
+}
+
+// rawEnd returns the offset of the quote that ends the string whose text
+// goes on at i, escapes skipped, or len(data) if it does not end.
+func rawEnd(data string, i int) int {
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(data)
 }
 
 var jsonEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}

@@ -204,7 +204,10 @@ var charClass = func() (t [256]uint8) {
 
 // setTok makes t a token starting at off on the current line.
 func (s *scanner) setTok(t *token, typ lexer.TokenType, off int, val string) {
-	*t = token{typ: typ, val: val, off: off, line: int32(s.line), col: int32(off - s.lineStart + 1)}
+	// Field by field: a token literal would be a temporary on the stack
+	// of each caller setTok is inlined in.
+	t.val, t.off, t.typ, t.p = val, off, typ, pNone
+	t.line, t.col = int32(s.line), int32(off-s.lineStart+1)
 }
 
 func (s *scanner) newline(at int) {
@@ -330,6 +333,13 @@ func (s *scanner) quoted(start int, quote byte, typ lexer.TokenType, t *token) e
 		}
 		return s.quotedToken(start, i+1, typ, src[start+1:i], t)
 	}
+	return s.escaped(start, i, quote, typ, t)
+}
+
+// escaped scans the rest of a string literal or quoted name from i, the
+// first byte its fast path could not take.
+func (s *scanner) escaped(start, i int, quote byte, typ lexer.TokenType, t *token) error {
+	src := s.src
 	var b strings.Builder
 	b.WriteString(src[start+1 : i])
 	for i < len(src) {

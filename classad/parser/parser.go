@@ -3,6 +3,7 @@ package parser
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -81,7 +82,10 @@ func parseOldLines(lex *lexer.PeekingLexer) (lines []ast.Attr, err error) {
 		}
 		p.newlines()
 	}
-	return sc.take(0), nil
+	lines = slices.Clone(sc.attrs)
+	clear(sc.attrs)
+	sc.attrs = sc.attrs[:0]
+	return lines, nil
 }
 
 // newlines skips newline tokens.
@@ -174,9 +178,14 @@ func ParseExpr(src string, opts ...Option) (ast.Expr, error) {
 	return x, nil
 }
 
-// parseWhole parses one expression that must be all of the input.
-// It works in sc, or in a scratch of its own if sc is nil.
+// parseWhole parses one expression that must be all of the input,
+// converting a bailout into an error. It works in sc, or in a scratch of
+// its own if sc is nil.
 func parseWhole(st *stream, sc *scratch) (x ast.Expr, err error) {
+	if sc == nil {
+		sc = scratches.Get().(*scratch)
+		defer sc.release()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			b, ok := r.(bailout)
@@ -187,11 +196,19 @@ func parseWhole(st *stream, sc *scratch) (x ast.Expr, err error) {
 		}
 	}()
 	st.advance()
-	x, err = parseFrom(st, st.maxDepth, sc)
-	if err == nil && st.cur.typ != lexer.EOF {
-		err = &syntaxError{pos: st.cur.position(st.filename()), msg: "unexpected " + describe(&st.cur) + " after the end of the expression"}
+	p := exprParser{lex: st, maxDepth: st.maxDepth, scratch: sc}
+	x = p.expr()
+	if st.cur.typ != lexer.EOF {
+		err = st.trailing()
 	}
 	return x, err
+}
+
+// trailing is the error of input left after an expression.
+//
+//go:noinline
+func (st *stream) trailing() error {
+	return &syntaxError{pos: st.cur.position(st.filename()), msg: "unexpected " + describe(&st.cur) + " after the end of the expression"}
 }
 
 // ParseRecord parses an ad in the new syntax, `[ a = 1; b = a + 1 ]`.
@@ -208,6 +225,62 @@ func ParseRecord(src string, opts ...Option) (*ast.Record, error) {
 	return r, nil
 }
 
+// ParseRecordAttrs parses an ad in the new syntax as ParseRecord does,
+// and hands build its attributes (each name once, in order) and the
+// ast.FoldHash of each name (or nil hashes), so that an ad can
+// be made of them without a record in between. The slices are the
+// parser's: build must not keep them.
+func ParseRecordAttrs(src string, build func(attrs []ast.Attr, hashes []uint32), opts ...Option) error {
+	o := apply(opts)
+	if o.limits.Bytes <= 0 || len(src) <= o.limits.Bytes {
+		var st stream
+		st.init(o.filename, src)
+		st.maxTokens, st.maxDepth = o.limits.Tokens, o.limits.depth()
+		if wholeRecord(&st, build) {
+			return nil
+		}
+	}
+	// Not one record, or over a limit: ParseRecord says why.
+	r, err := ParseRecord(src, opts...)
+	if err != nil {
+		return err
+	}
+	build(r.Attrs, nil)
+	return nil
+}
+
+// wholeRecord parses a record that is all of st's input, handing its
+// definitions to build, and reports whether it was one.
+func wholeRecord(st *stream, build func([]ast.Attr, []uint32)) (ok bool) {
+	sc := scratches.Get().(*scratch)
+	defer sc.release()
+	defer func() {
+		if r := recover(); r != nil {
+			if _, bail := r.(bailout); !bail {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	st.advance()
+	p := exprParser{lex: st, maxDepth: st.maxDepth, scratch: sc}
+	if !p.isPunct(pLBrack) {
+		return false
+	}
+	open := st.next()
+	// Two levels, as in ParseRecord: the expression's and the record's.
+	p.enter()
+	p.enter()
+	defs := sc.definitions(true)
+	p.attrDefs(&defs, &open)
+	if st.cur.typ != lexer.EOF {
+		return false
+	}
+	build(defs.attrs())
+	defs.end()
+	return true
+}
+
 // ParseOld parses an ad in the old syntax, as HTCondor's `-long` output
 // prints it: one `Name = Expr` per line. In this syntax a backslash in a
 // string escapes only a double quote.
@@ -217,28 +290,32 @@ func ParseOld(src string, opts ...Option) (*ast.Record, error) {
 	if err != nil {
 		return nil, newError(src, o.filename, err)
 	}
-	r := &ast.Record{At: 0}
-	if len(doc.Lines.attrs) > 0 {
-		r.Attrs = make([]ast.Attr, 0, len(doc.Lines.attrs))
-	}
-	var defs definitions
 	for _, a := range doc.Lines.attrs {
 		if ast.IsReserved(a.Name) {
 			return nil, errorAt(src, o.filename, int(a.At), fmt.Sprintf("%q is a reserved word and cannot name an attribute", a.Name))
 		}
-		defs.define(&r.Attrs, 0, a)
 	}
-	return r, nil
+	sc := scratches.Get().(*scratch)
+	defer sc.release()
+	defs := sc.definitions(false)
+	for _, a := range doc.Lines.attrs {
+		defs.define(a)
+	}
+	return &ast.Record{At: 0, Attrs: defs.take()}, nil
 }
 
 // ParseAd parses an ad in either syntax: new if its first non-blank
 // character (after comments) is '[', old otherwise.
 func ParseAd(src string, opts ...Option) (*ast.Record, error) {
-	if startsWithBracket(src) {
+	if IsNewSyntax(src) {
 		return ParseRecord(src, opts...)
 	}
 	return ParseOld(src, opts...)
 }
+
+// IsNewSyntax reports whether ParseAd reads src in the new syntax: its
+// first non-blank character (after comments) is '['.
+func IsNewSyntax(src string) bool { return startsWithBracket(src) }
 
 func startsWithBracket(src string) bool {
 	s := scanner{src: src, line: 1}

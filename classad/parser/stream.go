@@ -21,9 +21,15 @@ type stream struct {
 	// parse stops. maxDepth bounds the nesting.
 	tokens, maxTokens int
 	maxDepth          int
+	// after is how many bytes follow the source in the text it is part
+	// of (a JSON ad's other attributes), for sizing the parse's slabs.
+	after int
 }
 
-// init sets st up to read src; the first advance reads a token.
+// init sets st up to read src; the first advance reads a token. (Not
+// inlined: its stream literal would take room on the caller's stack.)
+//
+//go:noinline
 func (st *stream) init(filename, src string) {
 	*st = stream{s: scanner{src: src, filename: filename, line: 1, atLineStart: true}, maxDepth: MaxDepth}
 }
