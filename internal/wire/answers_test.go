@@ -158,3 +158,48 @@ func TestAppendJSONString(t *testing.T) {
 		}
 	}
 }
+
+// TestJobUpdateResultsKeepTheirJobs: the answers' bytes are read into a
+// buffer that serves the next answer (client.go readWhole), and a job
+// decoded from one answer stays as it was after the next one, in both
+// the answer's own form and encoding/json's.
+func TestJobUpdateResultsKeepTheirJobs(t *testing.T) {
+	other, err := classad.Parse(`[ ClusterId = 99; ProcId = 7; Cmd = "/bin/false"; Args = "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz" ]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []*classad.Ad{testJob(t), other}
+	m := NewMux(ids, nil)
+	m.Handle("POST /v1/next/{i}", auth.Daemon, func(ctx context.Context, r *Request) (any, error) {
+		i := int(r.PathValue("i")[0] - '0')
+		res := JobUpdateResult{Next: &Activate{ClaimID: "c#1", Job: jobs[i%2]}}
+		if i >= 2 { // encoding/json's form, not the answer's own
+			return reflected(res), nil
+		}
+		return res, nil
+	})
+	network := NewMemNetwork()
+	l, err := network.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, l, m, nil, time.Second, nil) }()
+	defer func() { cancel(); <-done }()
+	c := NewConnector(ConnectorOptions{Network: network, Token: StaticToken("daemon")}).Client(HostPort(l))
+	var got []JobUpdateResult
+	for i := range 4 {
+		var r JobUpdateResult
+		if err := c.Call(context.Background(), "POST", "/v1/next/"+string(rune('0'+i)), nil, &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	for i, r := range got {
+		want := JobUpdateResult{Next: &Activate{ClaimID: "c#1", Job: jobs[i%2]}}
+		if !same(r, want) {
+			t.Errorf("answer %d after the others: %s, want %s", i, classad.Unparse(r.Next.Job), classad.Unparse(jobs[i%2]))
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -114,11 +115,7 @@ func (cl *Client) CallRaw(ctx context.Context, method, path string, body []byte,
 		return nil
 	}
 	if d, ok := out.(wholeDecoder); ok {
-		data, err := io.ReadAll(resp.Body)
-		if err == nil {
-			err = d.UnmarshalJSON(data)
-		}
-		if err != nil {
+		if err := readWhole(resp.Body, d); err != nil {
 			return fmt.Errorf("%s %s: reading the answer: %w", method, path, err)
 		}
 		return nil
@@ -128,6 +125,24 @@ func (cl *Client) CallRaw(ctx context.Context, method, path string, body []byte,
 	}
 	return nil
 }
+
+// readWhole reads a whole answer into a kept buffer and decodes it: an
+// UnmarshalJSON keeps nothing of the bytes it is given (a []byte's
+// callee never does), so the buffer serves the next answer.
+func readWhole(body io.Reader, d wholeDecoder) error {
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(body)
+	if err == nil {
+		err = d.UnmarshalJSON(buf.Bytes())
+	}
+	if buf.Cap() <= maxKeptAnswer {
+		bodyBufs.Put(buf)
+	}
+	return err
+}
+
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // Stream sends in and calls each for every item of the streamed answer,
 // in order. It fails if the stream ends without its end marker.

@@ -203,9 +203,22 @@ func writeAnswer(w io.Writer, v any) error {
 	if !ok {
 		return json.NewEncoder(w).Encode(v)
 	}
-	_, err := w.Write(append(a.AppendJSON(make([]byte, 0, 4<<10)), '\n'))
+	bp := answerBufs.Get().(*[]byte)
+	buf := append(a.AppendJSON((*bp)[:0]), '\n')
+	_, err := w.Write(buf)
+	if cap(buf) <= maxKeptAnswer {
+		*bp = buf
+		answerBufs.Put(bp)
+	}
 	return err
 }
+
+// answerBufs keeps the buffers answers are formatted in (a job's next
+// activation, some kilobytes, at every short job's end); one grown past
+// maxKeptAnswer is left to the collector.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+const maxKeptAnswer = 64 << 10
 
 // HandleStream adds an endpoint answered with a stream of JSON values.
 func (m *Mux) HandleStream(pattern string, level auth.Level, h StreamHandler) {
