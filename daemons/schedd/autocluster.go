@@ -140,9 +140,13 @@ func (s *Server) autoclusters(submitter string, significant []string) []*autoclu
 	return out
 }
 
+// privateAttrs are the schedd's own attributes of a job, which the ads it
+// sends leave out.
+var privateAttrs = []string{attrClaimID, attrStartdAddr, attrReplicaClaims}
+
 // stripPrivate removes the schedd's own attributes from an ad it sends.
 func stripPrivate(ad *classad.Ad) {
-	ad.Delete(attrClaimID)
-	ad.Delete(attrStartdAddr)
-	ad.Delete(attrReplicaClaims)
+	for _, name := range privateAttrs {
+		ad.Delete(name)
+	}
 }

@@ -97,16 +97,46 @@ func BenchmarkRestart1M(b *testing.B) {
 // (claim reuse, the running, started and exited commits, the event log),
 // durably, as jobs per second.
 func BenchmarkTurnover(b *testing.B) {
+	turnover(b, func(daemon *wire.Client, claim, job string) {
+		ctx := context.Background()
+		daemon.Call(ctx, "POST", wire.PathJobUpdate, wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventStarted}, nil)
+		daemon.Call(ctx, "POST", wire.PathJobUpdate, wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventExited, WallSeconds: 1}, nil)
+	})
+}
+
+// BenchmarkTurnoverHandOff is BenchmarkTurnover as the startd reports a
+// short job: one report per job, its start folded into its exit
+// (JobUpdate.StartedAt), and the claim's next job taken from the answer
+// (JobUpdate.TakesNext, handoff.go): one commit and one round trip per job.
+func BenchmarkTurnoverHandOff(b *testing.B) {
+	turnover(b, func(daemon *wire.Client, claim, job string) {
+		for job != "" {
+			u := wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventExited, WallSeconds: 1,
+				StartedAt: time.Now().Unix(), TakesNext: true}
+			var res wire.JobUpdateResult
+			if err := daemon.Call(context.Background(), "POST", wire.PathJobUpdate, u, &res); err != nil {
+				b.Error(err)
+				return
+			}
+			job = ""
+			if res.Next != nil {
+				cl, _ := classad.EvalInt(res.Next.Job, "ClusterId")
+				pr, _ := classad.EvalInt(res.Next.Job, "ProcId")
+				claim, job = res.Next.ClaimID, fmt.Sprintf("%d.%d", cl, pr)
+			}
+		}
+	})
+}
+
+// turnover runs batches of 2000 jobs on 8 claims of a fake startd whose
+// activations call run.
+func turnover(b *testing.B, run func(daemon *wire.Client, claim, job string)) {
 	const slots, jobs = 8, 2000
 	p := pooltest.New(b)
 	startd := newFakeStartd(b, p)
 	h := startSchedd(b, p, testConfig(b))
 	daemon := h.client("startd@node", auth.Daemon)
-	startd.run = func(claim, job string) {
-		ctx := context.Background()
-		daemon.Call(ctx, "POST", wire.PathJobUpdate, wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventStarted}, nil)
-		daemon.Call(ctx, "POST", wire.PathJobUpdate, wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventExited, WallSeconds: 1}, nil)
-	}
+	startd.run = func(claim, job string) { run(daemon, claim, job) }
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -60,7 +60,7 @@ func (b *eventBatch) addTo(v *queue.View, path string, ev userlog.Event) {
 	buf, ok := b.bufs[key]
 	if !ok {
 		b.order = append(b.order, key)
-		buf = make([]byte, 0, max(b.hint, 1)*128)
+		buf = make([]byte, 0, max(b.hint*128, 1024)) // a terminated event is some 900 bytes
 	}
 	b.bufs[key] = b.f.Append(buf, &ev)
 }

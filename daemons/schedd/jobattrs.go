@@ -40,9 +40,9 @@ func (s *Server) matched(tx *queue.Tx, j *queue.Job, c *claims.Claim, now time.T
 	if c.Slot == nil {
 		return // a claim reconnected after a restart: its ad is not known
 	}
-	for name, into := range map[string]string{attr.Cpus: attr.CpusProvisioned, attr.Memory: attr.MemoryProvisioned, attr.Disk: attr.DiskProvisioned} {
-		if n, ok := classad.EvalInt(c.Slot, name); ok {
-			tx.SetInt(j, into, n)
+	for _, p := range provisioned {
+		if n, ok := classad.EvalInt(c.Slot, p.slot); ok {
+			tx.SetInt(j, p.job, n)
 		}
 	}
 	keep := v.Int(attrMachineAttrsHistory, 1)
@@ -58,6 +58,12 @@ func (s *Server) matched(tx *queue.Tx, j *queue.Job, c *claims.Claim, now time.T
 			tx.Delete(j, machineAttr(name, 0))
 		}
 	}
+}
+
+// provisioned are the slot's size attributes a match copies into the
+// job's Provisioned ones.
+var provisioned = []struct{ slot, job string }{
+	{attr.Cpus, attr.CpusProvisioned}, {attr.Memory, attr.MemoryProvisioned}, {attr.Disk, attr.DiskProvisioned},
 }
 
 // machineAttr names the n-th last match's copy of slot attribute name.

@@ -178,11 +178,11 @@ func (s *Server) activate(ctx context.Context, c *claims.Claim, id queue.JobID, 
 // activation is the job ad sent to run a job on a claim: private
 // attributes stripped, typed, and $$() expanded against the slot.
 func (s *Server) activation(id queue.JobID, c *claims.Claim) (*classad.Ad, error) {
-	job, _, _ := s.jobAd(id)
-	if job == nil {
+	v, found := s.view(id)
+	if !found {
 		return nil, nil // removed meanwhile: the removal vacates the claim
 	}
-	stripPrivate(job)
+	job := v.AdWithout(privateAttrs...) // as stripPrivate leaves it
 	s.typedJob(job)
 	s.replication.limitIn(job)
 	return job, matchexp.Expand(job, c.Slot)
@@ -287,7 +287,8 @@ func (s *Server) next(c *claims.Claim) (queue.JobID, bool) {
 	}
 	cache := map[*classad.Ad]bool{}
 	var m match.Matcher
-	var mat queue.Materializer
+	mat := materializers.Get().(*queue.Materializer)
+	defer materializers.Put(mat)
 	taken := s.claims.Unavailable() // one lock, not one a job passed
 	s.q.Read(func(rd *queue.Reader) {
 		for cl := range rd.IdleClusters(c.Owner) { // by JobPrio, then oldest first
@@ -317,6 +318,11 @@ func (s *Server) next(c *claims.Claim) (queue.JobID, bool) {
 	})
 	return found, ok
 }
+
+// materializers keeps next's Materializers from one claim reuse to the
+// next: one that last served the same cluster keeps its copy of the
+// cluster's ad, whose Requirements stay compiled from job to job.
+var materializers = sync.Pool{New: func() any { return new(queue.Materializer) }}
 
 // releaseClaim gives a claim back to its startd.
 func (s *Server) releaseClaim(ctx context.Context, c *claims.Claim) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/daemons/schedd/claims"
 	"github.com/kite-sched/kite/daemons/schedd/jobpolicy"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
@@ -207,7 +209,7 @@ func (s *Server) exited(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate, at time.T
 	}
 	v := tx.View(j)
 	tx.SetInt(j, attr.NumJobCompletions, v.Int(attr.NumJobCompletions, 0)+1)
-	switch d := jobpolicy.OnExit(tx.Ad(j)); d.Action {
+	switch d := onExit(tx, j); d.Action {
 	case jobpolicy.Hold:
 		s.hold(tx, j, d.Reason, d.Code, d.Sub, ev)
 		return
@@ -223,6 +225,20 @@ func (s *Server) exited(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate, at time.T
 	if !keepCompleted(tx, j) { // LeaveJobInQueue: a spooled job waits for transfer_data (spool.go)
 		s.leave(tx, j)
 	}
+}
+
+// onExit is the job's on-exit policy's decision, from its ad as staged.
+func onExit(tx *queue.Tx, j *queue.Job) jobpolicy.Decision {
+	v := tx.View(j)
+	return jobpolicy.OnExitOf(lookup(&v, attr.OnExitHold), lookup(&v, attr.OnExitRemove), func() *classad.Ad { return tx.Ad(j) })
+}
+
+// lookup is a job's attribute's expression, nil when it has none.
+func lookup(v *queue.View, name string) ast.Expr {
+	if e, ok := v.Lookup(name); ok {
+		return e
+	}
+	return nil
 }
 
 // terminatedEvent is a job's terminated event.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Options choose the header's time format, as HTCondor's
@@ -105,9 +106,9 @@ var bodies = map[Code]func([]byte, *Event) []byte{
 		return b
 	},
 	Execute: func(b []byte, ev *Event) []byte {
-		b = fmt.Appendf(b, "Job executing on host: %s\n", ev.Host)
+		b = append(append(append(b, "Job executing on host: "...), ev.Host...), '\n')
 		if ev.Slot != "" {
-			b = fmt.Appendf(b, "\tSlotName: %s\n", ev.Slot)
+			b = append(append(append(b, "\tSlotName: "...), ev.Slot...), '\n')
 		}
 		return b
 	},
@@ -213,24 +214,37 @@ func clusterRemoved(b []byte, ev *Event) []byte {
 // terminated writes a terminated event: how the job ended, its usage, its
 // resources and the closing sentence.
 func terminated(b []byte, ev *Event) []byte {
+	// Written without fmt: every job that completes has one.
 	b = append(b, "Job terminated.\n"...)
 	if ev.Normal {
-		b = fmt.Appendf(b, "\t(1) Normal termination (return value %d)\n", ev.ReturnCode)
+		b = strconv.AppendInt(append(b, "\t(1) Normal termination (return value "...), int64(ev.ReturnCode), 10)
+		b = append(b, ")\n"...)
 	} else {
-		b = fmt.Appendf(b, "\t(0) Abnormal termination (signal %d)\n\t(0) No core file\n", ev.Signal)
+		b = strconv.AppendInt(append(b, "\t(0) Abnormal termination (signal "...), int64(ev.Signal), 10)
+		b = append(b, ")\n\t(0) No core file\n"...)
 	}
 	b = usageLine(b, ev.RunRemote, "Run Remote Usage")
 	b = usageLine(b, ev.RunLocal, "Run Local Usage")
 	b = usageLine(b, ev.TotalRemote, "Total Remote Usage")
 	b = usageLine(b, ev.TotalLocal, "Total Local Usage")
-	b = fmt.Appendf(b, "\t%d  -  Run Bytes Sent By Job\n\t%d  -  Run Bytes Received By Job\n", ev.SentBytes, ev.ReceivedBytes)
-	b = fmt.Appendf(b, "\t%d  -  Total Bytes Sent By Job\n\t%d  -  Total Bytes Received By Job\n", ev.TotalSent, ev.TotalReceived)
+	b = bytesLine(b, ev.SentBytes, "Run Bytes Sent By Job")
+	b = bytesLine(b, ev.ReceivedBytes, "Run Bytes Received By Job")
+	b = bytesLine(b, ev.TotalSent, "Total Bytes Sent By Job")
+	b = bytesLine(b, ev.TotalReceived, "Total Bytes Received By Job")
 	b = resources(b, ev.Resources)
-	at := ev.Time.UTC().Format("2006-01-02T15:04:05Z")
+	b = ev.Time.UTC().AppendFormat(append(b, "\n\tJob terminated of its own accord at "...), "2006-01-02T15:04:05Z")
 	if ev.Normal {
-		return fmt.Appendf(b, "\n\tJob terminated of its own accord at %s with exit-code %d.\n", at, ev.ReturnCode)
+		b = strconv.AppendInt(append(b, " with exit-code "...), int64(ev.ReturnCode), 10)
+	} else {
+		b = strconv.AppendInt(append(b, " with signal "...), int64(ev.Signal), 10)
 	}
-	return fmt.Appendf(b, "\n\tJob terminated of its own accord at %s with signal %d.\n", at, ev.Signal)
+	return append(b, ".\n"...)
+}
+
+// bytesLine writes "\t1234  -  Run Bytes Sent By Job".
+func bytesLine(b []byte, n int64, what string) []byte {
+	b = strconv.AppendInt(append(b, '\t'), n, 10)
+	return append(append(append(b, "  -  "...), what...), '\n')
 }
 
 // usageLine writes "\t\tUsr 0 00:01:02, Sys 0 00:00:03  -  Run Remote Usage".
@@ -247,7 +261,18 @@ func usageLine(b []byte, u Usage, what string) []byte {
 // appendDuration writes seconds as "D HH:MM:SS".
 func appendDuration(b []byte, secs float64) []byte {
 	s := int64(max(secs, 0) + 0.5)
-	return fmt.Appendf(b, "%d %02d:%02d:%02d", s/86400, s%86400/3600, s%3600/60, s%60)
+	b = strconv.AppendInt(b, s/86400, 10)
+	b = pad2(append(b, ' '), s%86400/3600)
+	b = pad2(append(b, ':'), s%3600/60)
+	return pad2(append(b, ':'), s%60)
+}
+
+// pad2 writes n as fmt's %02d does.
+func pad2(b []byte, n int64) []byte {
+	if n >= 0 && n < 10 {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, n, 10)
 }
 
 // resources writes the partitionable resources table.
@@ -261,9 +286,30 @@ func resources(b []byte, rs []Resource) []byte {
 		if r.Usage >= 0 {
 			usage = number(r.Usage)
 		}
-		b = fmt.Appendf(b, "\t   %-20s : %8s %8s %9s\n", r.Name, usage, number(r.Request), number(r.Allocated))
+		b = padRight(append(b, "\t   "...), r.Name, 20)
+		b = padLeft(append(b, " : "...), usage, 8)
+		b = padLeft(append(b, ' '), number(r.Request), 8)
+		b = padLeft(append(b, ' '), number(r.Allocated), 9)
+		b = append(b, '\n')
 	}
 	return b
+}
+
+// padRight writes s as fmt's %-Ns does (width in runes).
+func padRight(b []byte, s string, width int) []byte {
+	b = append(b, s...)
+	for n := utf8.RuneCountInString(s); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// padLeft writes s as fmt's %Ns does.
+func padLeft(b []byte, s string, width int) []byte {
+	for n := utf8.RuneCountInString(s); n < width; n++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
 }
 
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -276,4 +277,32 @@ func FuzzReader(f *testing.F) {
 		}
 		t.Fatal("reader did not finish")
 	})
+}
+
+// The lines written without fmt are those its verbs write, for any value
+// (the golden file holds the common ones).
+func TestLinesAsFmtWritesThem(t *testing.T) {
+	for _, secs := range []float64{0, 0.4, 0.5, 59, 61, 3599.6, 86399, 86400, 90061, 1e9, -5, math.NaN(), math.Inf(1)} {
+		s := int64(max(secs, 0) + 0.5)
+		want := fmt.Sprintf("%d %02d:%02d:%02d", s/86400, s%86400/3600, s%3600/60, s%60)
+		if got := string(appendDuration(nil, secs)); got != want {
+			t.Errorf("duration %v: %q, want %q", secs, got, want)
+		}
+	}
+	for _, n := range []int64{0, 7, -7, 123456789012, math.MinInt64} {
+		if got, want := string(bytesLine(nil, n, "X")), fmt.Sprintf("\t%d  -  X\n", n); got != want {
+			t.Errorf("bytes %d: %q, want %q", n, got, want)
+		}
+	}
+	for _, r := range []Resource{{"Cpus", -1, 1, 1}, {"Mémoire (MB)", 1.5, 123456789, 1e21}, {"AVeryLongResourceNameIndeed", 0, 0.25, 3}} {
+		usage := ""
+		if r.Usage >= 0 {
+			usage = number(r.Usage)
+		}
+		want := "\tPartitionable Resources :    Usage  Request Allocated\n" +
+			fmt.Sprintf("\t   %-20s : %8s %8s %9s\n", r.Name, usage, number(r.Request), number(r.Allocated))
+		if got := string(resources(nil, []Resource{r})); got != want {
+			t.Errorf("resource %v:\n%q, want\n%q", r, got, want)
+		}
+	}
 }

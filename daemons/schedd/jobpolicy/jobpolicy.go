@@ -108,6 +108,34 @@ func OnExit(ad *classad.Ad) Decision {
 	return Decision{Action: Done}
 }
 
+// OnExitOf is OnExit for a job whose OnExitHold and OnExitRemove are hold
+// and remove (nil when absent); whole makes the job's whole ad, called only
+// when they must be evaluated. A job whose two are absent or literal
+// booleans, as condor_submit writes them, is decided without its ad.
+func OnExitOf(hold, remove ast.Expr, whole func() *classad.Ad) Decision {
+	if held, ok := literalBool(hold, false); ok && !held {
+		if removed, ok := literalBool(remove, true); ok {
+			if !removed {
+				return Decision{Action: Requeue}
+			}
+			return Decision{Action: Done}
+		}
+	}
+	return OnExit(whole())
+}
+
+// literalBool is the value of e, a policy expression, when it is absent
+// (nil: def) or a boolean literal; ok is false otherwise.
+func literalBool(e ast.Expr, def bool) (value, ok bool) {
+	if e == nil {
+		return def, true
+	}
+	if l, isLit := e.(*ast.Literal); isLit && l.Kind == ast.BoolLit {
+		return l.Bool, true
+	}
+	return false, false
+}
+
 // holdIf is the hold a hold expression decides, when true or UNDEFINED.
 func holdIf(ad *classad.Ad, name string) (Decision, bool) {
 	hold, undefined := isTrue(ad, name)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kite-sched/kite/classad"
+	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
 )
 
@@ -76,5 +77,49 @@ func TestQuiet(t *testing.T) {
 		if got := Quiet(ad); got != want {
 			t.Errorf("Quiet(%s) = %v, want %v", src, got, want)
 		}
+	}
+}
+
+// OnExitOf decides as OnExit does (HTCondor manual, "Job Policy":
+// on_exit_hold, on_exit_remove), and asks for the whole ad only when an
+// expression must be evaluated.
+func TestOnExitOf(t *testing.T) {
+	tests := []struct {
+		ad        string
+		wantWhole bool
+	}{
+		{`[]`, false},
+		{`[OnExitHold = false; OnExitRemove = true]`, false},
+		{`[OnExitHold = false; OnExitRemove = false]`, false},
+		{`[OnExitRemove = false]`, false},
+		{`[OnExitHold = false]`, false},
+		{`[OnExitHold = true; OnExitRemove = true]`, true},
+		{`[OnExitHold = true; OnExitHoldReason = "why"]`, true},
+		{`[OnExitHold = ExitCode != 0; ExitCode = 2]`, true},
+		{`[OnExitHold = false; OnExitRemove = ExitCode == 0; ExitCode = 2]`, true},
+		{`[OnExitRemove = Nope]`, true},
+		{`[OnExitHold = undefined]`, true},
+		{`[OnExitRemove = 0]`, true},
+		{`[OnExitRemove = "true"]`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ad, func(t *testing.T) {
+			ad, err := classad.ParseNew(tt.ad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lookup := func(name string) ast.Expr {
+				e, _ := ad.Lookup(name)
+				return e
+			}
+			whole := false
+			got := OnExitOf(lookup(attr.OnExitHold), lookup(attr.OnExitRemove), func() *classad.Ad { whole = true; return ad })
+			if want := OnExit(ad); got != want {
+				t.Errorf("OnExitOf = %+v, OnExit = %+v", got, want)
+			}
+			if whole != tt.wantWhole {
+				t.Errorf("whole ad made: %v, want %v", whole, tt.wantWhole)
+			}
+		})
 	}
 }

@@ -16,7 +16,9 @@ package jobtypes
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -140,16 +142,53 @@ func (t *Stats) rebuild() error {
 
 // store stages a type's record.
 func (t *Stats) store(tx *queue.Tx, name string, rec *typeRecord) {
-	data, _ := json.Marshal(rec)
-	tx.PutAux(KeyPrefix+name, data)
+	tx.PutAux(KeyPrefix+name, rec.json())
+}
+
+// json is the record as json.Marshal writes it (nil when it cannot: a
+// runtime that is not finite), without reflection: it is written at
+// every job's completion.
+func (rec *typeRecord) json() []byte {
+	buf := make([]byte, 0, 32+24*len(rec.Runtimes))
+	buf = append(buf, '{')
+	if len(rec.Runtimes) > 0 {
+		buf = append(buf, `"runtimes":[`...)
+		for i, f := range rec.Runtimes {
+			if math.IsInf(f, 0) || math.IsNaN(f) {
+				data, _ := json.Marshal(rec)
+				return data
+			}
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSONFloat(buf, f)
+		}
+		buf = append(buf, "],"...)
+	}
+	buf = append(buf, `"done":`...)
+	buf = strconv.AppendInt(buf, int64(rec.Done), 10)
+	return append(buf, '}')
+}
+
+// appendJSONFloat appends a finite float as encoding/json writes one.
+func appendJSONFloat(buf []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	buf = strconv.AppendFloat(buf, f, format, -1, 64)
+	if n := len(buf); format == 'e' && n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
+		buf[n-2] = buf[n-1] // e-09 is written e-9
+		buf = buf[:n-1]
+	}
+	return buf
 }
 
 // Completed records, in the transaction that moves it to the history, a
 // job that completed.
 func (t *Stats) Completed(tx *queue.Tx, j *queue.Job) {
 	v := tx.View(j)
-	ad := v.Ad()
-	name := reliability.TypeOf(ad)
+	name, runtime := typeOfView(&v), lastRuntimeOf(&v)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rec := t.recs[name]
@@ -163,9 +202,48 @@ func (t *Stats) Completed(tx *queue.Tx, j *queue.Job) {
 		*rec = before
 		t.mu.Unlock()
 	})
-	rec.JobType.Done(lastRuntime(ad))
+	rec.JobType.Done(runtime)
 	rec.Done++
 	t.store(tx, name, rec)
+}
+
+// lastRuntimeOf is lastRuntime of a job, read from its literal values
+// when its start, completion and wall clock time are numbers written out
+// (as the schedd writes them), else evaluated in its whole ad.
+func lastRuntimeOf(v *queue.View) float64 {
+	start, ok1 := intLiteral(v, attr.JobCurrentStartDate)
+	end, ok2 := intLiteral(v, attr.CompletionDate)
+	if !ok1 || !ok2 {
+		return lastRuntime(v.Ad())
+	}
+	if start > 0 && end >= start {
+		return float64(end - start)
+	}
+	e, ok := v.Lookup(attr.RemoteWallClockTime)
+	if !ok {
+		return 0
+	}
+	l, isLit := e.(*ast.Literal)
+	if !isLit || l.Kind != ast.RealLit && l.Kind != ast.IntLit {
+		return lastRuntime(v.Ad())
+	}
+	if f := v.Real(attr.RemoteWallClockTime); f > 0 {
+		return f
+	}
+	return 0
+}
+
+// intLiteral is a job's attribute when it is an integer literal (0 when
+// absent); ok is false when it is anything else.
+func intLiteral(v *queue.View, name string) (n int64, ok bool) {
+	e, found := v.Lookup(name)
+	if !found {
+		return 0, true
+	}
+	if l, isLit := e.(*ast.Literal); isLit && l.Kind == ast.IntLit {
+		return l.Int, true
+	}
+	return 0, false
 }
 
 // lastRuntime is how long a finished job's last run took: from its last

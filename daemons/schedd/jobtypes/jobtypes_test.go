@@ -1,6 +1,10 @@
 package jobtypes
 
 import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -9,6 +13,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/daemons/schedd/queue"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/reliability"
 )
 
 // The per-type counts are one walk of the queue at a time: while a walk
@@ -120,5 +125,85 @@ func TestCountInChunks(t *testing.T) {
 	}
 	if all := countTypes(q); len(all) != len(want) || all["alice"] != want["alice"] || all["sim"] != want["sim"] {
 		t.Errorf("countTypes %+v, want %+v", all, want)
+	}
+}
+
+// A job's last runtime read from its literal values is the one its whole
+// ad evaluates to, whatever its attributes hold.
+func TestLastRuntimeOf(t *testing.T) {
+	tests := []struct{ cluster, own string }{
+		{`[]`, `[ProcId = 0]`},
+		{`[]`, `[JobCurrentStartDate = 100; CompletionDate = 160]`},
+		{`[JobCurrentStartDate = 100]`, `[CompletionDate = 160]`},
+		{`[]`, `[JobCurrentStartDate = 100; CompletionDate = 90; RemoteWallClockTime = 7.5]`},
+		{`[]`, `[CompletionDate = 90; RemoteWallClockTime = 7]`},
+		{`[]`, `[RemoteWallClockTime = -3.0]`},
+		{`[RemoteWallClockTime = 4.0]`, `[RemoteWallClockTime = undefined]`},
+		{`[]`, `[JobCurrentStartDate = 100.0; CompletionDate = 160]`},
+		{`[]`, `[JobCurrentStartDate = 50 + 50; CompletionDate = 160]`},
+		{`[]`, `[RemoteWallClockTime = 2 * 3.5]`},
+		{`[]`, `[RemoteWallClockTime = "7"]`},
+		{`[]`, `[JobCurrentStartDate = 0; CompletionDate = 0; RemoteWallClockTime = 0]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cluster+tt.own, func(t *testing.T) {
+			v := queue.View{Cluster: mustParse(t, tt.cluster), Own: mustParse(t, tt.own)}
+			if got, want := lastRuntimeOf(&v), lastRuntime(v.Ad()); got != want {
+				t.Errorf("lastRuntimeOf = %v, lastRuntime of the whole ad = %v", got, want)
+			}
+		})
+	}
+}
+
+func mustParse(t *testing.T, s string) *classad.Ad {
+	t.Helper()
+	ad, err := classad.ParseNew(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ad
+}
+
+// A job's type named from its view is the one reliability.TypeOf names
+// from its whole ad.
+func TestTypeOfView(t *testing.T) {
+	tests := []struct{ cluster, own string }{
+		{`[Owner = "alice"]`, `[ProcId = 0]`},
+		{`[Owner = "alice"; JobBatchName = "b"]`, `[ProcId = 0]`},
+		{`[Owner = "alice"; JobBatchName = "b"]`, `[KiteJobType = "k"]`},
+		{`[Owner = "alice"; JobBatchName = "b"]`, `[JobBatchName = undefined]`},
+		{`[Owner = "alice"]`, `[JobBatchName = strcat("x", "y")]`},
+		{`[Owner = "alice"]`, `[KiteJobType = 3]`},
+		{`[]`, `[ProcId = 0]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cluster+tt.own, func(t *testing.T) {
+			v := queue.View{Cluster: mustParse(t, tt.cluster), Own: mustParse(t, tt.own)}
+			if got, want := typeOfView(&v), reliability.TypeOf(v.Ad()); got != want {
+				t.Errorf("typeOfView = %q, TypeOf the whole ad = %q", got, want)
+			}
+		})
+	}
+}
+
+// A record is stored as json.Marshal writes it, whatever its runtimes.
+func TestRecordJSON(t *testing.T) {
+	values := []float64{0, 1, -1, 0.5, 1e-7, -1e-7, 1e-6, 123456789, 1e20, 1e21, 1.5e300, 5e-324,
+		math.MaxFloat64, math.SmallestNonzeroFloat64, 3.141592653589793, 1e-10, 2e-9}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		values = append(values, math.Float64frombits(rng.Uint64()))
+	}
+	recs := []*typeRecord{{}, {Done: 3}, {JobType: reliability.JobType{Runtimes: []float64{}}, Done: -2}}
+	for i := 0; i < len(values); i += 3 {
+		recs = append(recs, &typeRecord{JobType: reliability.JobType{Runtimes: values[i:min(i+3, len(values))]}, Done: i})
+	}
+	recs = append(recs, &typeRecord{JobType: reliability.JobType{Runtimes: []float64{1, math.NaN()}}},
+		&typeRecord{JobType: reliability.JobType{Runtimes: []float64{math.Inf(-1)}}})
+	for _, rec := range recs {
+		want, _ := json.Marshal(rec)
+		if got := rec.json(); !bytes.Equal(got, want) {
+			t.Errorf("%v: stored %s, json.Marshal writes %s", rec.Runtimes, got, want)
+		}
 	}
 }

@@ -45,14 +45,17 @@ func (c *Cluster) encoded() [][]byte {
 // appendHistoryJSON appends a job's whole ad as JSON. over is scratch
 // space.
 func appendHistoryJSON(buf []byte, c *Cluster, own *classad.Ad, over *[]int) []byte {
+	// ov[ci] is the own attribute over cluster attribute ci, and
+	// ov[len(attrs)+i] the cluster attribute own attribute i is over (-1:
+	// none): each name is looked up once.
 	attrs := c.encoded()
 	ov := (*over)[:0]
-	for range attrs {
+	for range len(attrs) + own.Len() {
 		ov = append(ov, -1)
 	}
 	for i := range own.Len() {
 		if ci := c.ad.Index(own.Name(i)); ci >= 0 {
-			ov[ci] = i
+			ov[ci], ov[len(attrs)+i] = i, ci
 		}
 	}
 	*over = ov
@@ -89,7 +92,7 @@ func appendHistoryJSON(buf []byte, c *Cluster, own *classad.Ad, over *[]int) []b
 		buf = append(buf, enc...)
 	}
 	for i := range own.Len() {
-		if e := own.Expr(i); c.ad.Index(own.Name(i)) < 0 && !deleted(e) {
+		if e := own.Expr(i); ov[len(attrs)+i] < 0 && !deleted(e) {
 			one(own.Name(i), e)
 		}
 	}

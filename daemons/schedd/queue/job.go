@@ -149,6 +149,10 @@ func deleted(e ast.Expr) bool {
 // Ad returns the job's whole ad: a fresh ad that the caller may change.
 func (v *View) Ad() *classad.Ad { return merge(v.Cluster, v.Own) }
 
+// AdWithout returns the job's whole ad without the attributes called
+// names (as Ad followed by deleting them, for less).
+func (v *View) AdWithout(names ...string) *classad.Ad { return merge(v.Cluster, v.Own, names...) }
+
 // All yields the job's attributes: the cluster's in their order (each
 // replaced by the job's own when it has one), then the job's own others.
 func (v *View) All() iter.Seq2[string, ast.Expr] {
@@ -203,17 +207,33 @@ func (v *View) AppendJSON(buf []byte, names []string, rec *ast.Record, hide func
 	return ast.AppendJSON(buf, rec, false)
 }
 
-// merge returns a new ad of cluster's attributes with own's over them.
-func merge(cluster, own *classad.Ad) *classad.Ad {
+// merge returns a new ad of cluster's attributes with own's over them,
+// without those called without.
+func merge(cluster, own *classad.Ad, without ...string) *classad.Ad {
 	ad := cluster.Clone()
+	for _, name := range without {
+		ad.Delete(name)
+	}
 	for i := range own.Len() {
-		if e := own.Expr(i); deleted(e) {
-			ad.Delete(own.Name(i))
-		} else {
-			ad.Set(own.Name(i), e)
+		name, e := own.Name(i), own.Expr(i)
+		switch {
+		case deleted(e):
+			ad.Delete(name)
+		case !named(without, name):
+			ad.Set(name, e)
 		}
 	}
 	return ad
+}
+
+// named reports whether name is one of names (as attribute names compare).
+func named(names []string, name string) bool {
+	for _, n := range names {
+		if ast.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // statusOf reads JobStatus from a job's own ad or its cluster's.

@@ -43,3 +43,26 @@ func TestMaterializer(t *testing.T) {
 		t.Errorf("%d names remembered after 1000 jobs, want 3", len(m.over))
 	}
 }
+
+// A job's ad without some attributes is its whole ad with them deleted:
+// the same attributes, in the same order.
+func TestAdWithout(t *testing.T) {
+	tests := []struct{ cluster, own string }{
+		{`[ A = 1; B = 2 ]`, `[ ProcId = 0; Secret = "x"; C = 3; Addr = "y"; D = 4 ]`},
+		{`[ A = 1; secret = "c"; B = 2 ]`, `[ ProcId = 0; C = 3 ]`},
+		{`[ A = 1; Secret = "c"; B = 2 ]`, `[ ProcId = 0; SECRET = "o"; A = 9 ]`},
+		{`[ A = 1; B = 2 ]`, `[ ProcId = 0; A = undefined; addr = "y" ]`},
+		{`[ A = 1; Addr = 2 ]`, `[ ProcId = 0; Addr = undefined ]`},
+		{`[ A = 1 ]`, `[ ProcId = 0 ]`},
+	}
+	for _, tt := range tests {
+		v := View{Cluster: mustAd(t, tt.cluster), Own: mustAd(t, tt.own)}
+		want := v.Ad()
+		want.Delete("Secret")
+		want.Delete("Addr")
+		got := v.AdWithout("Secret", "Addr")
+		if g, w := classad.AppendJSON(nil, got, false), classad.AppendJSON(nil, want, false); string(g) != string(w) {
+			t.Errorf("%s %s: got %s, want %s", tt.cluster, tt.own, g, w)
+		}
+	}
+}

@@ -39,6 +39,10 @@ type Tx struct {
 	// once per transaction however many jobs leave (0: none yet; the
 	// first write of a transaction is never it).
 	histMeta int
+	// lits are literals allocated for the transaction's sets, not handed
+	// out yet; litBlock is the size of the last block (literal).
+	lits     []ast.Literal
+	litBlock int
 }
 
 // Job returns the job with the id, or nil.
@@ -101,10 +105,36 @@ func (tx *Tx) ownOf(j *Job) *classad.Ad {
 func (tx *Tx) Set(j *Job, name string, e ast.Expr) { tx.ownOf(j).Set(name, e) }
 
 // SetInt, SetString, SetBool and SetReal set literal attributes.
-func (tx *Tx) SetInt(j *Job, name string, n int64)     { tx.Set(j, name, ast.Int(n)) }
-func (tx *Tx) SetString(j *Job, name string, s string) { tx.Set(j, name, ast.Str(s)) }
-func (tx *Tx) SetBool(j *Job, name string, b bool)     { tx.Set(j, name, ast.Bool(b)) }
-func (tx *Tx) SetReal(j *Job, name string, f float64)  { tx.Set(j, name, ast.Real(f)) }
+func (tx *Tx) SetInt(j *Job, name string, n int64) {
+	tx.Set(j, name, tx.literal(ast.Literal{At: ast.NoPos, Kind: ast.IntLit, Int: n}))
+}
+func (tx *Tx) SetString(j *Job, name string, s string) {
+	tx.Set(j, name, tx.literal(ast.Literal{At: ast.NoPos, Kind: ast.StringLit, Str: s}))
+}
+func (tx *Tx) SetBool(j *Job, name string, b bool) {
+	tx.Set(j, name, tx.literal(ast.Literal{At: ast.NoPos, Kind: ast.BoolLit, Bool: b}))
+}
+func (tx *Tx) SetReal(j *Job, name string, f float64) {
+	tx.Set(j, name, tx.literal(ast.Literal{At: ast.NoPos, Kind: ast.RealLit, Real: f}))
+}
+
+// maxLiteralBlock bounds the literals a transaction allocates at once.
+const maxLiteralBlock = 32
+
+// literal returns a copy of l allocated with the transaction's other
+// literals: in blocks of 1, 2, 4, ... maxLiteralBlock, so that a job's
+// end, which sets some forty, allocates six times rather than forty; what
+// goes unused is part of the last block, at most about half the whole.
+func (tx *Tx) literal(l ast.Literal) *ast.Literal {
+	if len(tx.lits) == 0 {
+		tx.litBlock = min(max(2*tx.litBlock, 1), maxLiteralBlock)
+		tx.lits = make([]ast.Literal, tx.litBlock)
+	}
+	p := &tx.lits[0]
+	*p = l
+	tx.lits = tx.lits[1:]
+	return p
+}
 
 // Delete removes a job's attribute.
 func (tx *Tx) Delete(j *Job, name string) {
@@ -177,7 +207,6 @@ func (tx *Tx) install() *commit {
 		tx.installCluster(c)
 	}
 	tx.installGrowth()
-	var buf []byte
 	var over []int
 	for _, j := range tx.touched {
 		own := tx.own[j]
@@ -194,8 +223,9 @@ func (tx *Tx) install() *commit {
 			q.count(j.Cluster, j.status, 1)
 			tx.signal = true
 		}
-		buf = classad.AppendJSON(buf[:0], own, false)
-		tx.writes = append(tx.writes, write{bucketProcs, procKey(j.ID), append([]byte(nil), buf...)})
+		// Into room enough for most ads (the store copies it at the commit).
+		val := classad.AppendJSON(make([]byte, 0, 16+64*own.Len()), own, false)
+		tx.writes = append(tx.writes, write{bucketProcs, procKey(j.ID), val})
 	}
 	tx.installClosed()
 	if len(tx.writes) == 0 && len(tx.after) == 0 {
