@@ -1,6 +1,7 @@
 package startd
 
 import (
+	"math"
 	"strings"
 
 	"github.com/kite-sched/kite/classad"
@@ -127,8 +128,8 @@ func (s *Server) machineAttrs(ad *classad.Ad, st *slotState) {
 	l.str(ad, attr.OpSysLongName, m.OpSysLongName)
 	l.str(ad, attr.OpSysAndVer, m.OpSysAndVer)
 	l.str(ad, attr.KernelVersion, m.KernelVersion)
-	ad.Set(attr.LoadAvg, ast.Real(s.load))
-	ad.Set(attr.TotalLoadAvg, ast.Real(s.load))
+	l.real(ad, attr.LoadAvg, s.load)
+	l.real(ad, attr.TotalLoadAvg, s.load)
 	l.int(ad, attr.KeyboardIdle, s.keyboardIdle)
 	l.int(ad, attr.ConsoleIdle, s.consoleIdle)
 	l.int(ad, attr.KFlops, s.kflops)
@@ -139,7 +140,7 @@ func (s *Server) machineAttrs(ad *classad.Ad, st *slotState) {
 	l.int(ad, attr.ClockDay, int64(now.Weekday()))
 	l.bool(ad, attr.HasFileTransfer, true)
 	if s.plugins != nil {
-		ad.Set(attr.HasFileTransferPluginMethods, ast.Str(strings.Join(s.plugins.Methods(), ",")))
+		l.str(ad, attr.HasFileTransferPluginMethods, strings.Join(s.plugins.Methods(), ","))
 		ad.Set(attr.HasJobTransferPlugins, ast.Bool(true))
 	}
 	s.javaAttrs(ad)
@@ -182,6 +183,15 @@ func (l *lits) bool(ad *classad.Ad, name string, v bool) {
 	e := (*l)[name]
 	if e == nil || e.Kind != ast.BoolLit || e.Bool != v {
 		e = l.keep(name, ast.Bool(v))
+	}
+	ad.Set(name, e)
+}
+
+// real sets name in ad to the real number v.
+func (l *lits) real(ad *classad.Ad, name string, v float64) {
+	e := (*l)[name]
+	if e == nil || e.Kind != ast.RealLit || math.Float64bits(e.Real) != math.Float64bits(v) {
+		e = l.keep(name, ast.Real(v))
 	}
 	ad.Set(name, e)
 }

@@ -15,6 +15,11 @@ func TestSlotAdLiterals(t *testing.T) {
 		l.int(ad, "Cpus", 4)
 		l.str(ad, "State", v)
 		l.bool(ad, "Draining", v == "Drained")
+		load := 0.5
+		if v == "Drained" {
+			load = 1.25
+		}
+		l.real(ad, "LoadAvg", load)
 	}
 	first, second, third := classad.NewAd(), classad.NewAd(), classad.NewAd()
 	set(first, "Claimed")
@@ -24,13 +29,13 @@ func TestSlotAdLiterals(t *testing.T) {
 		e, _ := ad.Lookup(name)
 		return e.(*ast.Literal)
 	}
-	if lit(first, "Cpus") != lit(third, "Cpus") || lit(first, "State") != lit(second, "State") {
+	if lit(first, "Cpus") != lit(third, "Cpus") || lit(first, "State") != lit(second, "State") || lit(first, "LoadAvg") != lit(second, "LoadAvg") {
 		t.Error("an unchanged value is not shared")
 	}
 	for _, tt := range []struct {
 		ad   *classad.Ad
 		want string
-	}{{first, "[ Cpus = 4; State = \"Claimed\"; Draining = false ]"}, {third, "[ Cpus = 4; State = \"Drained\"; Draining = true ]"}} {
+	}{{first, "[ Cpus = 4; State = \"Claimed\"; Draining = false; LoadAvg = 5.000000000000000E-01 ]"}, {third, "[ Cpus = 4; State = \"Drained\"; Draining = true; LoadAvg = 1.250000000000000E+00 ]"}} {
 		if got := classad.Unparse(tt.ad); got != tt.want {
 			t.Errorf("got %s, want %s", got, tt.want)
 		}

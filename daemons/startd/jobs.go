@@ -32,7 +32,7 @@ func (s *Server) runJob(st *slotState, machine, job *classad.Ad, jobID string) {
 		Cpus: st.Size.Cpus, MemoryMiB: st.Size.Memory, HoldIfMemoryExceeded: s.cfg.HoldIfMemoryExceeded,
 		KillGrace: s.cfg.KillGrace, SampleInterval: s.cfg.SampleInterval, FoldStarted: foldStarted,
 		Transfer: s.met.transfer(sc), Report: s.met.report(s.now, c.activated, s.reportOf(c, jobID, sc, keep)), Timing: s.met.timing,
-		MachineAd: machine, Spare: spare, Recycle: func(d *sandbox.Dir) { s.recycle(st, c, d) }, Plugins: s.plugins, JVM: s.jvm(), Checkpoints: sc,
+		MachineAd: machine, MachineAdText: &st.adText, Spare: spare, Recycle: func(d *sandbox.Dir) { s.recycle(st, c, d) }, Plugins: s.plugins, JVM: s.jvm(), Checkpoints: sc,
 		Containers: s.containers.Runtime, ContainerPrefix: s.containerPrefix(), Log: s.log, Now: s.now, Simulate: s.cfg.Simulate,
 		Ended: func(u wire.JobUpdate) { devDone(); s.jobEnded(st, c, u) },
 		Keep:  keep.keep,

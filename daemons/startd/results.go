@@ -62,6 +62,7 @@ type resultLog struct {
 	f       *os.File
 	size    int64
 	pending map[resultKey]result
+	buf     []byte // the line being written, kept for the next
 }
 
 // resultKey names a result: its claim and job.
@@ -121,11 +122,11 @@ func openResults(dir string) (*resultLog, []result, error) {
 func (l *resultLog) rewrite() error {
 	var buf []byte
 	for _, r := range l.pending {
-		line, err := json.Marshal(resultLine{Keep: &r})
-		if err != nil {
+		var err error
+		if buf, err = appendResultLine(buf, resultLine{Keep: &r}); err != nil {
 			return err
 		}
-		buf = append(append(buf, line...), '\n')
+		buf = append(buf, '\n')
 	}
 	tmp := l.path + ".new"
 	if err := os.WriteFile(tmp, buf, 0o600); err != nil {
@@ -145,13 +146,17 @@ func (l *resultLog) rewrite() error {
 	return nil
 }
 
-// add appends one line.
+// add appends one line (the lock is held).
 func (l *resultLog) add(rl resultLine) error {
-	line, err := json.Marshal(rl)
+	line, err := appendResultLine(l.buf[:0], rl)
 	if err != nil {
 		return err
 	}
-	n, err := l.f.Write(append(line, '\n'))
+	line = append(line, '\n')
+	if cap(line) <= 64<<10 { // a huge line's buffer is left to the garbage collector
+		l.buf = line
+	}
+	n, err := l.f.Write(line)
 	l.size += int64(n)
 	return err
 }

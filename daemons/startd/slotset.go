@@ -35,6 +35,8 @@ type slotState struct {
 	lits lits
 	// activated is the slot's ad as of its last activation (ads.go).
 	activated *classad.Ad
+	// adText is its text as its last job's sandbox got it.
+	adText starter.AdText
 }
 
 // claim is a schedd's hold on a slot.

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 )
@@ -41,14 +40,12 @@ const ParkedMode = fs.ModeSticky | 0o700
 // (ParkedMode, the startd's). Otherwise it returns why, and the sandbox is
 // left as it was, to be removed.
 func (d *Dir) Park(keep ...string) error {
-	entries, err := d.TopLevel()
+	name, typ, err := d.stray(keep)
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	for _, e := range entries {
-		if !slices.Contains(keep, e.Name()) || !e.Type().IsRegular() {
-			return fmt.Errorf("sandbox: the job left %s (%s) in it", e.Name(), e.Type())
-		}
+	if name != "" {
+		return fmt.Errorf("sandbox: the job left %s (%s) in it", name, typ)
 	}
 	if d.owner != nil { // first: its user may no longer change the mode
 		if err := os.Lchown(d.Path, os.Getuid(), os.Getgid()); err != nil {

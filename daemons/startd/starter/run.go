@@ -19,6 +19,7 @@ import (
 // takes its next job sooner.
 func (s *Starter) run() {
 	defer close(s.done)
+	growStack() // before the deep work: its stack grows once, cheaply (stack.go)
 	u := s.execute()
 	s.removeContainer() // before the schedd hears: no container outlives its job
 	s.mu.Lock()
@@ -29,6 +30,8 @@ func (s *Starter) run() {
 		s.cfg.Ended(u)
 	}
 	s.park() // before the report: its answer may bring the claim's next job
+	// Grown again if the garbage collector shrank it while the job ran.
+	growStack()
 	s.report(u)
 	s.cleanup()
 	s.cancel()
@@ -109,40 +112,51 @@ func (s *Starter) execute() wire.JobUpdate {
 // may end at once, after FoldStarted unless the job's last event carries
 // it instead.
 type startedReport struct {
-	mu     sync.Mutex
-	state  int // 0 pending, 1 sent (or being sent), 2 folded
-	at     time.Time
-	cancel chan struct{}
-	stop   sync.Once // closes cancel
-	done   chan struct{}
+	s     *Starter
+	mu    sync.Mutex
+	state int // 0 pending, 1 sent (or being sent), 2 folded
+	at    time.Time
+	timer *time.Timer // sends a pending start after FoldStarted; nil: sent at once
+	stop  sync.Once   // stops the timer
+	done  chan struct{}
 }
 
 // reportStarted reports that the job's process began at start.
 func (s *Starter) reportStarted(start time.Time) *startedReport {
-	r := &startedReport{at: start, cancel: make(chan struct{}), done: make(chan struct{})}
+	r := &startedReport{s: s, at: start, done: make(chan struct{})}
 	if s.cfg.FoldStarted <= 0 {
 		r.state = 1
 		s.report(s.event(wire.EventStarted))
 		close(r.done)
 		return r
 	}
-	go func() {
-		defer close(r.done)
-		select {
-		case <-time.After(s.cfg.FoldStarted):
-		case <-r.cancel:
-		}
-		r.mu.Lock()
-		send := r.state == 0
-		if send {
-			r.state = 1
-		}
-		r.mu.Unlock()
-		if send {
-			s.report(s.event(wire.EventStarted))
-		}
-	}()
+	r.timer = time.AfterFunc(s.cfg.FoldStarted, r.send)
 	return r
+}
+
+// send sends the start unless it was folded meanwhile, then closes done.
+func (r *startedReport) send() {
+	defer close(r.done)
+	r.mu.Lock()
+	send := r.state == 0
+	if send {
+		r.state = 1
+	}
+	r.mu.Unlock()
+	if send {
+		r.s.report(r.s.event(wire.EventStarted))
+	}
+}
+
+// now sends a pending start at once, unless the timer already runs send,
+// and waits for it.
+func (r *startedReport) now() {
+	r.stop.Do(func() {
+		if r.timer != nil && r.timer.Stop() {
+			r.send()
+		}
+	})
+	<-r.done
 }
 
 // settle completes the start's report before the last event, so that the
@@ -151,8 +165,7 @@ func (s *Starter) reportStarted(start time.Time) *startedReport {
 // held job), or waited for.
 func (r *startedReport) settle(u *wire.JobUpdate) {
 	r.fold(u)
-	r.stop.Do(func() { close(r.cancel) }) // a pending start not folded is sent at once
-	<-r.done
+	r.now() // a pending start not folded is sent at once
 }
 
 // fold folds a pending start into the exit of a job that ended by itself
@@ -169,10 +182,7 @@ func (r *startedReport) fold(u *wire.JobUpdate) {
 // flush sends a pending start now, never folded, and waits for it: a
 // checkpoint's report follows its run's start, so a machine lost after a
 // checkpoint still leaves the run counted and its execute event logged.
-func (r *startedReport) flush() {
-	r.stop.Do(func() { close(r.cancel) })
-	<-r.done
-}
+func (r *startedReport) flush() { r.now() }
 
 // afterExit decides what became of a job whose process ended: evicted,
 // held for its memory, held for an output it could not send, or exited.

@@ -93,6 +93,9 @@ type Config struct {
 	Timing func(phase string, d time.Duration)
 	// MachineAd is written to the sandbox for the job (without secrets).
 	MachineAd *classad.Ad
+	// MachineAdText, when set, is the slot's: what the slot's last job's
+	// machine ad was written as, reused where the ad is unchanged (adtext.go).
+	MachineAdText *AdText
 	// Spare is a sandbox the claim's previous job parked (spare.go),
 	// used instead of a new one; nil makes one.
 	Spare *sandbox.Dir

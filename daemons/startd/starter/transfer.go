@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/classad"
-	"github.com/kite-sched/kite/classad/ast"
-	"github.com/kite-sched/kite/internal/attr"
 )
 
 // fileState is what an input looked like when it arrived, to tell
@@ -32,7 +30,7 @@ func (s *Starter) writeAds() error {
 	buf := classad.AppendOld((*bp)[:0], s.job.Ad)
 	err := s.box.WriteFile(jobAdFile, buf, 0o644)
 	if err == nil {
-		buf = appendMachineAd(buf[:0], s.cfg.MachineAd)
+		buf = appendMachineAd(buf[:0], s.cfg.MachineAd, s.cfg.MachineAdText)
 		err = s.box.WriteFile(machineAdFile, buf, 0o644)
 	}
 	if cap(buf) <= 1<<20 { // a huge ad's buffer is left to the garbage collector
@@ -44,20 +42,6 @@ func (s *Starter) writeAds() error {
 // adBuffers hold the text of ads being written, to save growing a new
 // buffer for each job.
 var adBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-// appendMachineAd appends the machine ad (nil: none) in the old syntax,
-// without its claim id: a secret the job must not learn.
-func appendMachineAd(buf []byte, ad *classad.Ad) []byte {
-	if ad == nil {
-		return buf
-	}
-	for name, e := range ad.All() {
-		if !strings.EqualFold(name, attr.ClaimID) {
-			buf = append(ast.AppendOldAttr(buf, name, e), '\n')
-		}
-	}
-	return buf
-}
 
 // fetchInputs brings the job's input files into the sandbox, each checked
 // against the checksum the schedd announced.
