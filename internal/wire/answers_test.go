@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/internal/auth"
@@ -126,16 +125,7 @@ func TestAppenderAnswers(t *testing.T) {
 	m.Handle("POST /v1/update", auth.Write, func(ctx context.Context, r *Request) (any, error) {
 		return JobUpdateResult{Next: &Activate{ClaimID: "c<1>", Job: job}}, nil
 	})
-	network := NewMemNetwork()
-	l, err := network.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, l, m, nil, time.Second, nil) }()
-	defer func() { cancel(); <-done }()
-	cl := NewConnector(ConnectorOptions{Network: network, Token: StaticToken("writer")}).Client(HostPort(l))
+	cl := serveMux(t, NewMemNetwork(), m)("writer")
 	var res JobUpdateResult
 	if err := cl.Call(context.Background(), "POST", "/v1/update", JobUpdate{Job: "12.3"}, &res); err != nil {
 		t.Fatal(err)
@@ -178,16 +168,7 @@ func TestJobUpdateResultsKeepTheirJobs(t *testing.T) {
 		}
 		return res, nil
 	})
-	network := NewMemNetwork()
-	l, err := network.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, l, m, nil, time.Second, nil) }()
-	defer func() { cancel(); <-done }()
-	c := NewConnector(ConnectorOptions{Network: network, Token: StaticToken("daemon")}).Client(HostPort(l))
+	c := serveMux(t, NewMemNetwork(), m)("daemon")
 	var got []JobUpdateResult
 	for i := range 4 {
 		var r JobUpdateResult

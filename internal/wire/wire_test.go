@@ -73,6 +73,13 @@ func start(t *testing.T, network Network) func(token string) *Client {
 		return nil
 	})
 	m.Handle("GET /v1/health", Public, func(context.Context, *Request) (any, error) { return nil, nil })
+	return serveMux(t, network, m)
+}
+
+// serveMux serves m on network until the test ends and returns a client
+// factory for tokens.
+func serveMux(t *testing.T, network Network, m *Mux) func(token string) *Client {
+	t.Helper()
 	l, err := network.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
