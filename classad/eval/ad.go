@@ -183,19 +183,7 @@ func (a *Ad) Delete(name string) bool {
 
 // Clone returns a copy of the ad that can be changed independently.
 // Expressions are shared; they are never changed in place.
-func (a *Ad) Clone() *Ad {
-	b := &Ad{attrs: make([]attr, len(a.attrs)), special: a.special}
-	b.self.ad = b
-	if a.index != nil {
-		b.index = append([]int32(nil), a.index...)
-	}
-	// Field by field: an evaluation elsewhere may be storing code.
-	for i := range a.attrs {
-		at := &a.attrs[i]
-		b.attrs[i] = attr{name: at.name, hash: at.hash, expr: at.expr, code: atomic.LoadPointer(&at.code)}
-	}
-	return b
-}
+func (a *Ad) Clone() *Ad { return a.CloneRoom(0) }
 
 // Record returns the ad as a record expression, for printing.
 func (a *Ad) Record() *ast.Record {
@@ -241,13 +229,14 @@ func (a *Ad) find(name string, h uint32) int {
 	}
 }
 
-// appendIndex adds the last attribute to the hash index.
+// appendIndex adds the last attribute to the hash index. A small ad has
+// none unless made with room for more (NewAdRoom, CloneRoom).
 func (a *Ad) appendIndex() {
 	n := len(a.attrs)
 	switch {
-	case n <= smallAd:
 	case a.index != nil && 2*n <= len(a.index):
 		a.insertIndex(n - 1)
+	case n <= smallAd:
 	default:
 		a.reindex()
 	}
@@ -257,8 +246,7 @@ func (a *Ad) appendIndex() {
 // reports whether the names are all different.
 func (a *Ad) reindex() bool {
 	n := len(a.attrs)
-	if n <= smallAd {
-		a.index = nil
+	if n <= smallAd && a.index == nil {
 		for i := 1; i < n; i++ {
 			if a.find(a.attrs[i].name, a.attrs[i].hash) != i {
 				return false
@@ -266,11 +254,11 @@ func (a *Ad) reindex() bool {
 		}
 		return true
 	}
-	size := 16
-	for size < 2*n {
-		size <<= 1
+	if size := indexSize(n); len(a.index) >= size {
+		clear(a.index) // the ad's own: clones copy it
+	} else {
+		a.index = make([]int32, size)
 	}
-	a.index = make([]int32, size)
 	unique := true
 	for i := range a.attrs {
 		unique = a.insertIndex(i) && unique

@@ -37,6 +37,33 @@ func BenchmarkAdSet(b *testing.B) {
 	}
 }
 
+// BenchmarkAdSetRoom builds the job ad as BenchmarkAdSet does, in an ad
+// made with room for it.
+func BenchmarkAdSetRoom(b *testing.B) {
+	attrs := benchJobAttrs(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		ad := eval.NewAdRoom(len(attrs))
+		for _, a := range attrs {
+			ad.Set(a.Name, a.Value)
+		}
+	}
+}
+
+// BenchmarkAdResetSet rebuilds the job ad in one scratch ad, as the startd
+// does a slot's ad at each activation.
+func BenchmarkAdResetSet(b *testing.B) {
+	attrs := benchJobAttrs(b)
+	ad := eval.NewAdRoom(len(attrs))
+	b.ReportAllocs()
+	for b.Loop() {
+		ad.Reset()
+		for _, a := range attrs {
+			ad.Set(a.Name, a.Value)
+		}
+	}
+}
+
 // BenchmarkAdSetExisting redefines every attribute of the job ad, as a
 // job's updates do.
 func BenchmarkAdSetExisting(b *testing.B) {
@@ -57,6 +84,48 @@ func BenchmarkAdClone(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ad.Clone()
+	}
+}
+
+// BenchmarkAdCloneSet copies the job ad's first 60 attributes and sets
+// the rest over them, as the schedd merges a job's own attributes over
+// its cluster's.
+func BenchmarkAdCloneSet(b *testing.B) {
+	attrs := benchJobAttrs(b)
+	base := eval.FromRecord(&ast.Record{Attrs: attrs[:60]})
+	b.ReportAllocs()
+	for b.Loop() {
+		ad := base.Clone()
+		for _, a := range attrs[50:] {
+			ad.Set(a.Name, a.Value)
+		}
+	}
+}
+
+// BenchmarkAdCloneRoomSet does what BenchmarkAdCloneSet does in a clone
+// made with room.
+func BenchmarkAdCloneRoomSet(b *testing.B) {
+	attrs := benchJobAttrs(b)
+	base := eval.FromRecord(&ast.Record{Attrs: attrs[:60]})
+	b.ReportAllocs()
+	for b.Loop() {
+		ad := base.CloneRoom(len(attrs) - 50)
+		for _, a := range attrs[50:] {
+			ad.Set(a.Name, a.Value)
+		}
+	}
+}
+
+// BenchmarkAdDelete deletes an attribute of the job ad and sets it again,
+// as a job's updates do.
+func BenchmarkAdDelete(b *testing.B) {
+	attrs := benchJobAttrs(b)
+	ad := eval.FromRecord(&ast.Record{Attrs: attrs})
+	a := attrs[len(attrs)/2]
+	b.ReportAllocs()
+	for b.Loop() {
+		ad.Delete(a.Name)
+		ad.Set(a.Name, a.Value)
 	}
 }
 

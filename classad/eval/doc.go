@@ -11,7 +11,10 @@
 // walks nodes without allocating. A Value is 24 bytes. State carries one
 // evaluation's depth and step budget (HTCondor's limits: 400 levels, 10
 // million steps) and the attributes being evaluated; reuse a State (or a
-// match.Matcher) to evaluate many times with no allocation.
+// match.Matcher) to evaluate many times with no allocation. Daemons that
+// build an ad of known size make it with room for its attributes
+// (NewAdRoom, CloneRoom), and one rebuilt for every job is a scratch ad
+// whose storage Reset keeps: either allocates once.
 //
 // For matchmaking, State.EvalMatchAttr evaluates an attribute specialised
 // to its own ad, as HTCondor's matchmaker flattens the machine ad's

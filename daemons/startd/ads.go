@@ -2,10 +2,10 @@ package startd
 
 import (
 	"math"
-	"strings"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
+	"github.com/kite-sched/kite/classad/eval"
 	"github.com/kite-sched/kite/daemons/startd/slots"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/daemon"
@@ -17,9 +17,22 @@ const (
 	attrStartdIPAddr = "StartdIpAddr"
 )
 
-// slotAd builds a slot's ad as of now.
+// slotAdSpare is room a slot's ad is made with beyond the attributes its
+// last one had: a claim's job may add RemoteOwner and RemoteUser.
+const slotAdSpare = 4
+
+// slotAd builds a slot's ad as of now (the lock is held), in an ad made
+// with room for it.
 func (s *Server) slotAd(st *slotState) *classad.Ad {
-	ad := classad.NewAd()
+	ad := eval.NewAdRoom(st.adLen + slotAdSpare)
+	s.slotAttrs(ad, st)
+	return ad
+}
+
+// slotAttrs sets a slot's attributes in ad, which has none, and notes
+// how many it has.
+func (s *Server) slotAttrs(ad *classad.Ad, st *slotState) {
+	st.lits.begin()
 	s.identityAttrs(ad, st)
 	s.stateAttrs(ad, st)
 	s.resourceAttrs(ad, st)
@@ -28,7 +41,7 @@ func (s *Server) slotAd(st *slotState) *classad.Ad {
 	s.policyAttrs(ad, st)
 	s.claimAttrs(ad, st)
 	s.workAttrs(ad, st)
-	return ad
+	st.adLen = ad.Len()
 }
 
 // activationAd returns a slot's ad for an activation (the lock is held):
@@ -37,13 +50,22 @@ func (s *Server) slotAd(st *slotState) *classad.Ad {
 // claim to the next, else a new one. An attribute whose expression did not
 // change (the same literal, the same policy expression) keeps what
 // evaluating it compiled: the slot's Requirements are evaluated against
-// every job it runs.
+// every job it runs. The ad as of now is built in the slot's scratch ad,
+// which is kept for the next activation unless it becomes the slot's ad.
 func (s *Server) activationAd(st *slotState) *classad.Ad {
-	fresh, ad := s.slotAd(st), st.activated
+	fresh := st.scratch
+	if fresh == nil {
+		fresh = eval.NewAdRoom(st.adLen + slotAdSpare)
+	} else {
+		fresh.Reset()
+	}
+	s.slotAttrs(fresh, st)
+	ad := st.activated
 	if ad == nil || !sameNames(ad, fresh) {
-		st.activated = fresh
+		st.activated, st.scratch = fresh, nil // not reused: the next one is built in another
 		return fresh
 	}
+	st.scratch = fresh
 	for i := range fresh.Len() {
 		if e := fresh.Expr(i); ad.Expr(i) != e {
 			ad.Set(fresh.Name(i), e)
@@ -79,7 +101,7 @@ func (s *Server) identityAttrs(ad *classad.Ad, st *slotState) {
 		l.str(ad, attr.Incarnation, s.env.Incarnation())
 	}
 	l.int(ad, attr.DaemonStartTime, s.start.Unix())
-	ad.Set(attr.UpdateSequence, ast.Int(s.seq))
+	l.int(ad, attr.UpdateSequence, s.seq)
 	l.str(ad, attr.KiteVersion, daemon.Version)
 	l.int(ad, attr.SlotID, int64(st.ID))
 	l.str(ad, attr.SlotType, st.Kind.String())
@@ -140,7 +162,7 @@ func (s *Server) machineAttrs(ad *classad.Ad, st *slotState) {
 	l.int(ad, attr.ClockDay, int64(now.Weekday()))
 	l.bool(ad, attr.HasFileTransfer, true)
 	if s.plugins != nil {
-		l.str(ad, attr.HasFileTransferPluginMethods, strings.Join(s.plugins.Methods(), ","))
+		l.str(ad, attr.HasFileTransferPluginMethods, s.methods)
 		ad.Set(attr.HasJobTransferPlugins, ast.Bool(true))
 	}
 	s.javaAttrs(ad)
@@ -154,54 +176,89 @@ func (s *Server) machineAttrs(ad *classad.Ad, st *slotState) {
 	}
 }
 
-// lits are the literals of a slot's ad by attribute, kept from one ad to
-// the next while their values stay the same: the ad is built anew at
-// each activation (each job), and most of it does not change. Ads share
-// them safely, as expressions are never changed in place.
-type lits map[string]*ast.Literal
+// lits are the literals of a slot's ad, kept from one ad to the next
+// while their values stay the same: the ad is built anew at each
+// activation (each job), and most of it does not change. Ads share them
+// safely, as expressions are never changed in place. An ad sets its
+// literals in the order the last one did, so each is first looked for
+// where the last ad set it, then by name.
+type lits struct {
+	byName map[string]*ast.Literal
+	order  []namedLit // as the last ad set them
+	next   int        // where in order the ad being built is
+}
+
+type namedLit struct {
+	name string
+	lit  *ast.Literal
+}
+
+// begin starts an ad.
+func (l *lits) begin() { l.next = 0 }
 
 // str sets name in ad to the string v.
 func (l *lits) str(ad *classad.Ad, name, v string) {
-	e := (*l)[name]
+	e := l.last(name)
 	if e == nil || e.Kind != ast.StringLit || e.Str != v {
 		e = l.keep(name, ast.Str(v))
 	}
-	ad.Set(name, e)
+	l.set(ad, name, e)
 }
 
 // int sets name in ad to the integer v.
 func (l *lits) int(ad *classad.Ad, name string, v int64) {
-	e := (*l)[name]
+	e := l.last(name)
 	if e == nil || e.Kind != ast.IntLit || e.Int != v {
 		e = l.keep(name, ast.Int(v))
 	}
-	ad.Set(name, e)
+	l.set(ad, name, e)
 }
 
 // bool sets name in ad to the boolean v.
 func (l *lits) bool(ad *classad.Ad, name string, v bool) {
-	e := (*l)[name]
+	e := l.last(name)
 	if e == nil || e.Kind != ast.BoolLit || e.Bool != v {
 		e = l.keep(name, ast.Bool(v))
 	}
-	ad.Set(name, e)
+	l.set(ad, name, e)
 }
 
 // real sets name in ad to the real number v.
 func (l *lits) real(ad *classad.Ad, name string, v float64) {
-	e := (*l)[name]
+	e := l.last(name)
 	if e == nil || e.Kind != ast.RealLit || math.Float64bits(e.Real) != math.Float64bits(v) {
 		e = l.keep(name, ast.Real(v))
 	}
-	ad.Set(name, e)
+	l.set(ad, name, e)
 }
 
-func (l *lits) keep(name string, e *ast.Literal) *ast.Literal {
-	if *l == nil {
-		*l = lits{}
+// last returns a literal name had: the one the last ad set at this
+// point, else its latest.
+func (l *lits) last(name string) *ast.Literal {
+	if l.next < len(l.order) && l.order[l.next].name == name {
+		return l.order[l.next].lit
 	}
-	(*l)[name] = e
+	return l.byName[name]
+}
+
+// keep makes e name's latest literal.
+func (l *lits) keep(name string, e *ast.Literal) *ast.Literal {
+	if l.byName == nil {
+		l.byName = map[string]*ast.Literal{}
+	}
+	l.byName[name] = e
 	return e
+}
+
+// set sets name to e in ad, noting it at this point of the ad.
+func (l *lits) set(ad *classad.Ad, name string, e *ast.Literal) {
+	if l.next < len(l.order) {
+		l.order[l.next] = namedLit{name, e}
+	} else {
+		l.order = append(l.order, namedLit{name, e})
+	}
+	l.next++
+	ad.Set(name, e)
 }
 
 // policyAttrs are the policy expressions and the slot's Requirements:
@@ -229,22 +286,23 @@ func (s *Server) claimAttrs(ad *classad.Ad, st *slotState) {
 	if st.claim != nil {
 		id = st.preemptID
 	}
-	ad.Set(attr.ClaimID, ast.Str(id))
-	ad.Set(attr.CondorLoadAvg, ast.Real(0))
+	l := &st.lits
+	l.str(ad, attr.ClaimID, id)
+	l.real(ad, attr.CondorLoadAvg, 0)
 	c := st.claim
 	if c == nil {
 		return
 	}
-	ad.Set(attr.ScheddName, ast.Str(c.scheddName))
+	l.str(ad, attr.ScheddName, c.scheddName)
 	remoteAttrs(ad, c.job)
 	if c.run == nil {
 		return
 	}
-	ad.Set(attr.JobID, ast.Str(c.jobID))
-	ad.Set(attr.JobStart, ast.Int(c.activated.Unix()))
+	l.str(ad, attr.JobID, c.jobID)
+	l.int(ad, attr.JobStart, c.activated.Unix())
 	u := c.run.Usage()
-	ad.Set(attr.CondorLoadAvg, ast.Real(u.CPURate))
-	ad.Set(attr.MemoryUsage, ast.Int((u.PeakMemoryBytes+1<<20-1)>>20))
+	l.real(ad, attr.CondorLoadAvg, u.CPURate)
+	l.int(ad, attr.MemoryUsage, (u.PeakMemoryBytes+1<<20-1)>>20)
 }
 
 // remoteAttrs name who runs the claim's job: its Owner and User as the

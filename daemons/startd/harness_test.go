@@ -302,7 +302,7 @@ func inBubble(t *testing.T, f func(t *testing.T)) {
 
 // reachableDir is an execute directory the slot user can reach: the
 // test's temporary directories are private.
-func reachableDir(t *testing.T) string {
+func reachableDir(t testing.TB) string {
 	dir := t.TempDir()
 	for p := dir; p != os.TempDir() && p != "/"; p = filepath.Dir(p) {
 		os.Chmod(p, 0o755)

@@ -62,6 +62,7 @@ type Server struct {
 	attrs       []namedExpr     // [startd.attributes]
 	policyAd    *classad.Ad     // the policy alone, when it reads nothing else (policyad.go)
 	plugins     *xferplugin.Set // nil: no URL transfers
+	methods     string          // the plugins' methods, comma-separated, for slot ads
 	java        *javabench.Info // nil: no JVM
 	containers  container.Detection
 	cgroups     *cgroups.Manager
@@ -233,6 +234,7 @@ func (s *Server) loadPlugins() error {
 	for _, a := range s.plugins.Attrs() {
 		s.attrs = append(s.attrs, namedExpr{a.Name, a.Expr})
 	}
+	s.methods = strings.Join(s.plugins.Methods(), ",")
 	return nil
 }
 

@@ -33,8 +33,11 @@ type slotState struct {
 	requirements ast.Expr
 	// lits are the literals of the slot's ad (ads.go), under the lock.
 	lits lits
-	// activated is the slot's ad as of its last activation (ads.go).
-	activated *classad.Ad
+	// activated is the slot's ad as of its last activation, scratch the
+	// ad the next one is built in, and adLen how many attributes the
+	// slot's last ad had (ads.go).
+	activated, scratch *classad.Ad
+	adLen              int
 	// adText is its text as its last job's sandbox got it.
 	adText starter.AdText
 }

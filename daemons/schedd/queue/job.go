@@ -207,10 +207,15 @@ func (v *View) AppendJSON(buf []byte, names []string, rec *ast.Record, hide func
 	return ast.AppendJSON(buf, rec, false)
 }
 
+// mergeSpare is room a job's whole ad is made with for its callers'
+// additions (a job sent to a startd gets its type's statistics).
+const mergeSpare = 8
+
 // merge returns a new ad of cluster's attributes with own's over them,
-// without those called without.
+// without those called without. It is made with room for all of own's
+// and a few more, so that it is allocated once.
 func merge(cluster, own *classad.Ad, without ...string) *classad.Ad {
-	ad := cluster.Clone()
+	ad := cluster.CloneRoom(own.Len() + mergeSpare)
 	for _, name := range without {
 		ad.Delete(name)
 	}
