@@ -62,14 +62,21 @@ func SplitArgsV1(s string) []string {
 }
 
 // SplitArgsV2 splits V2 arguments. The only error is a single quote that is
-// not closed.
+// not closed. A token without quotes is a piece of s, not a copy.
 func SplitArgsV2(s string) ([]string, error) {
 	args := []string{}
 	var buf strings.Builder
-	token := false
+	token, quoted, start := false, false, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '\'':
+			if !token {
+				start = i
+			}
+			if !quoted { // the token so far, copied to be added to
+				buf.WriteString(s[start:i])
+				quoted = true
+			}
 			end, ok := quotedSection(s, i, &buf)
 			if !ok {
 				return nil, syntaxError("V2 arguments", "unbalanced quote starting here: %s", s[i:])
@@ -77,19 +84,34 @@ func SplitArgsV2(s string) ([]string, error) {
 			i, token = end, true
 		case isBlank(c):
 			if token {
-				args = append(args, buf.String())
-				buf.Reset()
-				token = false
+				args = append(args, tokenOf(s, start, i, quoted, &buf))
+				token, quoted = false, false
 			}
 		default:
-			buf.WriteByte(c)
+			if !token {
+				start = i
+			}
+			if quoted {
+				buf.WriteByte(c)
+			}
 			token = true
 		}
 	}
 	if token {
-		args = append(args, buf.String())
+		args = append(args, tokenOf(s, start, len(s), quoted, &buf))
 	}
 	return args, nil
+}
+
+// tokenOf returns the token of s that ends at end: the piece s[start:end],
+// or what buf gathered of a token with quotes, buf then emptied.
+func tokenOf(s string, start, end int, quoted bool, buf *strings.Builder) string {
+	if !quoted {
+		return s[start:end]
+	}
+	t := buf.String()
+	buf.Reset()
+	return t
 }
 
 // quotedSection copies the single-quoted section starting at s[open] into

@@ -21,6 +21,10 @@ func TestSplitArgsV2(t *testing.T) {
 		{"''", []string{""}, ""},
 		{"'' ''", []string{"", ""}, ""},
 		{`a"b\c`, []string{`a"b\c`}, ""},
+		{"ab'c d'e fg", []string{"abc de", "fg"}, ""},
+		{"x 'y z'w v", []string{"x", "y zw", "v"}, ""},
+		{"pre 'q' post'q2' 'q3'tail end", []string{"pre", "q", "postq2", "q3tail", "end"}, ""},
+		{"A=1 B='two words' C=3", []string{"A=1", "B=two words", "C=3"}, ""},
 		{"'a", nil, "unbalanced quote starting here: 'a"},
 		{"x 'a''", nil, "unbalanced quote"},
 	}
@@ -32,6 +36,15 @@ func TestSplitArgsV2(t *testing.T) {
 		case tt.err == "" && (err != nil || !reflect.DeepEqual(got, tt.want)):
 			t.Errorf("SplitArgsV2(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
+	}
+}
+
+// A token without quotes is a piece of the string: splitting a job's
+// environment allocates only the list.
+func TestSplitArgsV2Allocations(t *testing.T) {
+	s := "ANALYSIS_MODE=full INPUT_DIR=/data/run42 OMP_NUM_THREADS=1 PATH=/usr/local/bin:/usr/bin:/bin"
+	if n := testing.AllocsPerRun(100, func() { SplitArgsV2(s) }); n > 3 {
+		t.Errorf("SplitArgsV2 of 4 plain tokens: %v allocations, want at most 3 (the list growing)", n)
 	}
 }
 

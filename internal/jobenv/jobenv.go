@@ -9,6 +9,7 @@ package jobenv
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/envargs"
@@ -44,15 +45,29 @@ func Environment(ad *classad.Ad) (*envargs.Env, error) {
 }
 
 // List returns env as sorted NAME=VALUE entries, the form exec.Cmd.Env
-// takes, with PATH set to DefaultPath when env has none.
+// takes, with PATH set to DefaultPath when env has none. The entries are
+// cut from one string: the list costs two allocations (its names, that
+// string), not one for each variable.
 func List(env *envargs.Env) []string {
 	if _, ok := env.Get("PATH"); !ok {
 		env.Set("PATH", DefaultPath)
 	}
-	out := make([]string, 0, env.Len())
-	for _, n := range env.Names() {
+	names := env.Names()
+	size := 0
+	for _, n := range names {
 		v, _ := env.Get(n)
-		out = append(out, n+"="+v)
+		size += len(n) + 1 + len(v)
+	}
+	var b strings.Builder
+	b.Grow(size)     // never grown again: each entry stays a piece of one string
+	out := names[:0] // each name is read before its entry takes its place
+	for _, n := range names {
+		v, _ := env.Get(n)
+		start := b.Len()
+		b.WriteString(n)
+		b.WriteByte('=')
+		b.WriteString(v)
+		out = append(out, b.String()[start:])
 	}
 	sort.Strings(out)
 	return out

@@ -84,7 +84,17 @@ func Create(executeDir, tag string, owner *Owner) (*Dir, error) {
 func sandboxName(tag string) string {
 	var rnd [6]byte
 	rand.Read(rnd[:])
-	return Prefix + strings.Map(safeRune, tag) + "_" + hex.EncodeToString(rnd[:])
+	var suffix [2 * len(rnd)]byte
+	hex.Encode(suffix[:], rnd[:])
+	var b strings.Builder // one allocation: a sandbox is named for every job
+	b.Grow(len(Prefix) + len(tag) + 1 + len(suffix))
+	b.WriteString(Prefix)
+	for _, r := range tag {
+		b.WriteRune(safeRune(r))
+	}
+	b.WriteByte('_')
+	b.Write(suffix[:])
+	return b.String()
 }
 
 // safeRune keeps letters, digits and ._- of a tag.

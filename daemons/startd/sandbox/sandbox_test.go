@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -203,5 +204,26 @@ func TestCheckReachable(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), filepath.Join(top, "a")+" (mode -rwx------) does not let uid 65534 reach") {
 			t.Errorf("got %v", err)
 		}
+	}
+}
+
+// A sandbox is named dir_<tag>_<12 hex digits>, each character of the
+// tag other than a letter, a digit or ._- made '_' (each byte of invalid
+// UTF-8 too), in one allocation.
+func TestSandboxName(t *testing.T) {
+	for _, tc := range []struct{ tag, want string }{
+		{"slot1_1_1.0", "dir_slot1_1_1.0_"},
+		{"slot1@host/2", "dir_slot1_host_2_"},
+		{"\u00e9-x", "dir__-x_"},
+		{"a\xff\xfeb", "dir_a__b_"},
+	} {
+		got := sandboxName(tc.tag)
+		suffix, ok := strings.CutPrefix(got, tc.want)
+		if _, err := hex.DecodeString(suffix); !ok || err != nil || len(suffix) != 12 {
+			t.Errorf("sandboxName(%q) = %q, want %s and 12 hex digits", tc.tag, got, tc.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { sandboxName("slot1_1_1.0") }); n != 1 && !raceEnabled {
+		t.Errorf("sandboxName: %v allocations, want 1", n)
 	}
 }

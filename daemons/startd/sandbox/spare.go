@@ -48,14 +48,35 @@ func (d *Dir) Park(keep ...string) error {
 		return fmt.Errorf("sandbox: the job left %s (%s) in it", name, typ)
 	}
 	if d.owner != nil { // first: its user may no longer change the mode
-		if err := os.Lchown(d.Path, os.Getuid(), os.Getgid()); err != nil {
+		if err := d.chown(os.Getuid(), os.Getgid()); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}
-	if err := os.Chmod(d.Path, ParkedMode); err != nil {
+	if err := d.chmod(ParkedMode); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	return nil
+}
+
+// chown gives the sandbox directory to uid and gid: through the directory
+// kept open, which saves looking its path up, else by its path.
+func (d *Dir) chown(uid, gid int) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.top == nil {
+		return os.Lchown(d.Path, uid, gid)
+	}
+	return d.top.Chown(uid, gid)
+}
+
+// chmod sets the sandbox directory's mode as chown reaches it.
+func (d *Dir) chmod(mode fs.FileMode) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.top == nil {
+		return os.Chmod(d.Path, mode)
+	}
+	return d.top.Chmod(mode)
 }
 
 // Parked reports whether the sandbox directory fi describes is parked: no
@@ -78,15 +99,15 @@ func (d *Dir) Reuse(tag string, owner *Owner) error {
 		return errors.New("sandbox: parked for another user")
 	}
 	p := filepath.Join(filepath.Dir(d.Path), sandboxName(tag))
-	if err := os.Rename(d.Path, p); err != nil {
+	if err := renameNew(d.Path, p); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	d.Path = p
-	if err := os.Chmod(d.Path, 0o700); err != nil { // before the chown: the startd's still
+	if err := d.chmod(0o700); err != nil { // before the chown: the startd's still
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	if owner != nil {
-		if err := os.Lchown(d.Path, owner.UID, owner.GID); err != nil {
+		if err := d.chown(owner.UID, owner.GID); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}

@@ -279,3 +279,39 @@ func TestWriteFileInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameNewRefusesTaken: a parked sandbox is renamed only to a name
+// nothing has, as os.Rename refuses a directory there; neither side
+// changes when the name is taken.
+func TestRenameNewRefusesTaken(t *testing.T) {
+	dir := t.TempDir()
+	from := filepath.Join(dir, "from")
+	if err := os.Mkdir(from, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, taken := range []struct {
+		name string
+		make func(string) error
+	}{
+		{"empty directory", func(p string) error { return os.Mkdir(p, 0o700) }},
+		{"file", func(p string) error { return os.WriteFile(p, []byte("x"), 0o600) }},
+	} {
+		to := filepath.Join(dir, taken.name)
+		if err := taken.make(to); err != nil {
+			t.Fatal(err)
+		}
+		if err := renameNew(from, to); err == nil {
+			t.Errorf("renamed over a %s", taken.name)
+		}
+		if _, err := os.Stat(from); err != nil {
+			t.Errorf("after renaming over a %s: %v", taken.name, err)
+		}
+	}
+	to := filepath.Join(dir, "new")
+	if err := renameNew(from, to); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(to); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,8 +1,10 @@
 package starter
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"sync"
@@ -34,7 +36,7 @@ func (s *Starter) spawn(p *plan) error {
 		}
 		return err
 	}
-	s.log.Info("job started", "pid", cmd.Process.Pid, "cgroup", group != nil)
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "job started", slog.Int("pid", cmd.Process.Pid), slog.Bool("cgroup", group != nil))
 	return nil
 }
 
@@ -199,12 +201,10 @@ func sharedNull() (*os.File, error) {
 // wait waits for the job's process to end, sampling its use meanwhile,
 // then kills whatever it left behind. It returns when the process ended.
 func (s *Starter) wait() time.Time {
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() { s.sample(stop); close(sampled) }()
+	sampling := s.startSampling()
 	s.cmd.Wait()
 	end := s.cfg.Now()
-	close(stop)
-	<-sampled
+	sampling.stop()
 	s.killTree(syscall.SIGKILL)
 	s.mu.Lock()
 	s.exited = true

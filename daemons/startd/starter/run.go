@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"syscall"
 	"time"
@@ -25,7 +26,8 @@ func (s *Starter) run() {
 	s.mu.Lock()
 	s.result = u
 	s.mu.Unlock()
-	s.log.Info("job over", "event", u.Event, "exit_code", u.ExitCode, "signal", u.ExitSignal, "reason", u.Reason)
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, "job over", // attributes unboxed: no allocation
+		slog.String("event", u.Event), slog.Int("exit_code", u.ExitCode), slog.Int("signal", u.ExitSignal), slog.String("reason", u.Reason))
 	if s.cfg.Ended != nil {
 		s.cfg.Ended(u)
 	}

@@ -2,6 +2,7 @@ package starter
 
 import (
 	"fmt"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -15,29 +16,80 @@ type Usage struct {
 	CPURate         float64 // cpus kept busy over the last sample interval
 }
 
-// sample measures the job every SampleInterval until stop is closed.
-func (s *Starter) sample(stop <-chan struct{}) {
-	t := time.NewTicker(s.cfg.SampleInterval)
-	defer t.Stop()
-	lastCPU, lastAt := time.Duration(0), s.cfg.Now()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
-		mem, cpu := s.measure()
-		now := s.cfg.Now()
-		s.mu.Lock()
-		s.usage.MemoryBytes = mem
-		s.usage.PeakMemoryBytes = max(s.usage.PeakMemoryBytes, mem)
-		if dt := now.Sub(lastAt); dt > 0 && cpu >= lastCPU {
-			s.usage.CPURate = float64(cpu-lastCPU) / float64(dt)
-		}
-		s.mu.Unlock()
-		lastCPU, lastAt = cpu, now
-		s.checkMemory(mem)
+// sampler measures the job every SampleInterval while its process runs,
+// at the times a time.Ticker made when it began would tick, from a timer
+// rather than a goroutine of its own: most jobs end before the first.
+type sampler struct {
+	s        *Starter
+	measure  func() (mem int64, cpu time.Duration) // nil: Starter.measure
+	interval time.Duration
+	mu       sync.Mutex // held while sampling, and to stop
+	stopped  bool
+	timer    *time.Timer
+	next     time.Time // when the timer is due, on the ticker's grid
+	lastCPU  time.Duration
+	lastAt   time.Time
+}
+
+// startSampling begins sampling the job; stop ends it.
+func (s *Starter) startSampling() *sampler { return startSampler(s, nil) }
+
+// startSampler begins sampling what measure measures (nil: the job).
+func startSampler(s *Starter, measure func() (int64, time.Duration)) *sampler {
+	sm := &sampler{s: s, measure: measure, interval: s.cfg.SampleInterval, lastAt: s.cfg.Now()}
+	sm.mu.Lock() // a first tick waits for its timer to be kept
+	defer sm.mu.Unlock()
+	sm.next = time.Now().Add(sm.interval)
+	sm.timer = time.AfterFunc(sm.interval, sm.tick)
+	return sm
+}
+
+// stop ends the sampling, after a sample under way: none follows.
+func (sm *sampler) stop() {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	sm.stopped = true
+	sm.timer.Stop()
+}
+
+// tick takes a sample, then sets the timer for the next tick of the grid;
+// at once when sampling took past it, as a ticker's tick kept in its
+// channel would be taken, the ticks missed before that one dropped.
+func (sm *sampler) tick() {
+	sm.mu.Lock()
+	defer sm.mu.Unlock()
+	if sm.stopped {
+		return
 	}
+	sm.sample()
+	now := time.Now()
+	sm.next = sm.next.Add(sm.interval)
+	if !sm.next.After(now) { // the last tick passed, kept; the next from it
+		sm.next = sm.next.Add(now.Sub(sm.next) / sm.interval * sm.interval)
+		sm.timer.Reset(0)
+		return
+	}
+	sm.timer.Reset(sm.next.Sub(now))
+}
+
+// sample measures the job once.
+func (sm *sampler) sample() {
+	s := sm.s
+	measure := sm.measure
+	if measure == nil {
+		measure = s.measure
+	}
+	mem, cpu := measure()
+	now := s.cfg.Now()
+	s.mu.Lock()
+	s.usage.MemoryBytes = mem
+	s.usage.PeakMemoryBytes = max(s.usage.PeakMemoryBytes, mem)
+	if dt := now.Sub(sm.lastAt); dt > 0 && cpu >= sm.lastCPU {
+		s.usage.CPURate = float64(cpu-sm.lastCPU) / float64(dt)
+	}
+	s.mu.Unlock()
+	sm.lastCPU, sm.lastAt = cpu, now
+	s.checkMemory(mem)
 }
 
 // measure returns the job's memory now and its cpu time so far: from its
