@@ -99,7 +99,16 @@ func encode(in any) ([]byte, error) {
 	if err := checkText(in); err != nil {
 		return nil, err
 	}
+	if a, ok := in.(requestAppender); ok {
+		return a.appendRequest(nil)
+	}
 	return json.Marshal(in)
+}
+
+// requestAppender is a request body that writes itself as encoding/json
+// would write it (JobUpdate: one at the end of every job).
+type requestAppender interface {
+	appendRequest(b []byte) ([]byte, error)
 }
 
 // CallRaw sends body, already encoded as JSON (nil: no body), and decodes
