@@ -198,6 +198,10 @@ func TestNegotiateAndRun(t *testing.T) {
 		t.Errorf("update with another claim: %v", err)
 	}
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventStarted, Time: 1000})
+	// A startd that did not hear the answer (a schedd killed after its
+	// commit) sends the event again: the run's start counts once, with one
+	// execute event (NumJobStarts and the job log below).
+	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventStarted, Time: 1000})
 	h.update(t, wire.JobUpdate{ClaimID: "c1", Job: "1.0", Event: wire.EventExited, Time: 1010, ExitCode: 0, WallSeconds: 10, UserCPU: 7, SysCPU: 1, PeakMemoryMB: 42})
 	// Claim reuse takes the owner's job of the highest priority first.
 	if a := startd.next(t); a != "c1 3.0" {

@@ -104,9 +104,15 @@ func (s *Server) started(id queue.JobID, c *claims.Claim, at time.Time) error {
 // time: its start dates, start count and execute event. A startd reports
 // it with the started event, or, for a job that ended at once, with its
 // last event (JobUpdate.StartedAt). It returns the wait from submission
-// and whether this was the job's first start.
+// and whether this was the job's first start. A start the job's current
+// run already has changes nothing: a startd sends an event again when it
+// did not hear the schedd take it (a schedd killed after the commit, before
+// its answer).
 func (s *Server) recordStart(tx *queue.Tx, j *queue.Job, c *claims.Claim, at time.Time, ev *eventBatch) (time.Duration, bool) {
 	v := tx.View(j)
+	if startRecorded(&v) {
+		return 0, false
+	}
 	wait, first := firstStartLatency(&v, at)
 	tx.SetInt(j, attr.JobCurrentStartDate, at.Unix())
 	if _, ok := v.Lookup(attr.JobStartDate); !ok {
@@ -116,6 +122,14 @@ func (s *Server) recordStart(tx *queue.Tx, j *queue.Job, c *claims.Claim, at tim
 	runStarted(tx, j, at)
 	ev.add(&v, userlog.Event{Code: userlog.Execute, Time: at, Host: "<" + c.Startd + ">", Slot: c.SlotName})
 	return wait, first
+}
+
+// startRecorded reports whether the job's current run has its start
+// recorded: each run the schedd starts on a claim counts a match
+// (startIn), each start recorded counts a run (runStarted).
+func startRecorded(v *queue.View) bool {
+	matches := v.Int(attr.NumJobMatches, 0)
+	return matches > 0 && v.Int(attr.JobRunCount, 0) >= matches
 }
 
 // addUsage adds a run's usage to a job's totals.
