@@ -81,13 +81,14 @@ func appendField(b []byte, comma bool, name string, always bool, at any) ([]byte
 	case *bool:
 		return strconv.AppendBool(b, *v), nil
 	default:
-		return appendJSONFloat(b, *at.(*float64))
+		return AppendJSONFloat(b, *at.(*float64))
 	}
 }
 
-// appendJSONFloat appends f as encoding/json writes a float64: as
-// ECMAScript formats numbers, with exponents for the very small and large.
-func appendJSONFloat(b []byte, f float64) ([]byte, error) {
+// AppendJSONFloat appends f as encoding/json writes a float64: as
+// ECMAScript formats numbers, with exponents for the very small and large;
+// NaN and ±Inf are refused as encoding/json refuses them.
+func AppendJSONFloat(b []byte, f float64) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return b, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
 	}

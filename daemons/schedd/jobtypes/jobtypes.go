@@ -16,7 +16,6 @@ package jobtypes
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,34 +153,19 @@ func (rec *typeRecord) json() []byte {
 	if len(rec.Runtimes) > 0 {
 		buf = append(buf, `"runtimes":[`...)
 		for i, f := range rec.Runtimes {
-			if math.IsInf(f, 0) || math.IsNaN(f) {
-				data, _ := json.Marshal(rec)
-				return data
-			}
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendJSONFloat(buf, f)
+			var err error
+			if buf, err = wire.AppendJSONFloat(buf, f); err != nil {
+				return nil // as json.Marshal: a runtime that is not finite
+			}
 		}
 		buf = append(buf, "],"...)
 	}
 	buf = append(buf, `"done":`...)
 	buf = strconv.AppendInt(buf, int64(rec.Done), 10)
 	return append(buf, '}')
-}
-
-// appendJSONFloat appends a finite float as encoding/json writes one.
-func appendJSONFloat(buf []byte, f float64) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	buf = strconv.AppendFloat(buf, f, format, -1, 64)
-	if n := len(buf); format == 'e' && n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
-		buf[n-2] = buf[n-1] // e-09 is written e-9
-		buf = buf[:n-1]
-	}
-	return buf
 }
 
 // Completed records, in the transaction that moves it to the history, a
