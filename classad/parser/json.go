@@ -90,8 +90,12 @@ func (s *jsonScanner) objectAt() (*ast.Record, error) {
 	return o.object()
 }
 
-// objectEnd returns the offset just past the object starting at start
-// ('{'), matching brackets outside strings, or -1 if it has no end.
+// ObjectEnd returns the offset just past the JSON object starting at
+// data[start] ('{'), matching brackets outside strings, or -1 if it has
+// no end: where one value of a JSON array ends, without reading it.
+func ObjectEnd(data []byte, start int) int { return objectEnd(view(data), start) }
+
+// objectEnd is ObjectEnd on a string.
 func objectEnd(data string, start int) int {
 	depth := 0
 	for i := start; i < len(data); i++ {

@@ -126,6 +126,7 @@ var Operations = []Operation{
 	{Pattern: "POST " + wire.PathResourceRequests, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "A submitter's idle jobs as autoclusters", Request: wire.RequestsQuery{}, Response: wire.ResourceRequests{}},
 	{Pattern: "POST " + wire.PathMatches, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "Slots matched to the schedd's requests", Request: wire.Matches{}, Response: wire.MatchesResult{}},
 	{Pattern: "POST " + wire.PathJobUpdate, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "An event of a running job", Request: wire.JobUpdate{}},
+	{Pattern: "POST " + wire.PathJobUpdates, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "Several running jobs' last events at once, from one startd", Request: wire.JobUpdates{}, Response: wire.JobUpdatesResult{}},
 	{Pattern: "GET " + wire.PathJobInput, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "One input file of a job", RawResponse: "application/octet-stream", Query: fileParams},
 	{Pattern: "PUT " + wire.PathJobOutput, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "One output file of a job", RawRequest: "application/octet-stream", Query: fileParams},
 	{Pattern: "PUT " + wire.PathJobCheckpoint, Daemons: []string{Schedd}, Level: auth.Flock, Summary: "One file of a job's next checkpoint", RawRequest: "application/octet-stream", Query: checkpointParams},

@@ -7,6 +7,11 @@ const (
 	// PathJobUpdate is POST: what happened to a running job (JobUpdate;
 	// DAEMON).
 	PathJobUpdate = "/v1/jobs/update"
+	// PathJobUpdates is POST: several running jobs' last events at once,
+	// from one startd (JobUpdates; DAEMON). Each is taken as PathJobUpdate
+	// takes it; the answer (JobUpdatesResult) has each one's outcome, in
+	// order.
+	PathJobUpdates = "/v1/jobs/updates"
 	// PathJobInput is GET: one input file of a job, by its name in the job
 	// ad (query: job=C.P, file=NAME; header HeaderClaim; DAEMON). The
 	// answer's HeaderSHA256 carries the file's checksum.

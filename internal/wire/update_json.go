@@ -66,17 +66,27 @@ var activationFields = [...]struct {
 // whether it was in that form; if not, u is unchanged.
 func (u *JobUpdate) decodeCanonical(data []byte) bool {
 	r := canonicalReader{data: bytes.TrimSpace(data)}
+	got, ok := r.update()
+	if !ok || r.pos != len(r.data) {
+		return false
+	}
+	*u = got
+	return true
+}
+
+// update reads a JobUpdate, from its "{" to its "}".
+func (r *canonicalReader) update() (JobUpdate, bool) {
 	var got JobUpdate
 	first := true
 	for _, f := range updateFields {
 		if !r.key(f.name, first) {
 			if f.always {
-				return false
+				return got, false
 			}
 			continue
 		}
 		if !r.value(f.at(&got)) {
-			return false
+			return got, false
 		}
 		first = false
 	}
@@ -84,18 +94,14 @@ func (u *JobUpdate) decodeCanonical(data []byte) bool {
 		got.Activation = &ActivationTimes{}
 		for i, f := range activationFields {
 			if !r.key(f.name, i == 0) || !r.value(f.at(got.Activation)) {
-				return false
+				return got, false
 			}
 		}
 		if !r.byte('}') {
-			return false
+			return got, false
 		}
 	}
-	if !r.byte('}') || r.pos != len(r.data) {
-		return false
-	}
-	*u = got
-	return true
+	return got, r.byte('}')
 }
 
 // canonicalReader reads that form: no spaces, known keys in order.
