@@ -142,6 +142,15 @@ func (q *Queue) stageLocked(fn func(tx *Tx) error) (wait func() error, err error
 	}, nil
 }
 
+// Hold keeps the queue from starting its next commit until release is
+// called, so that the changes staged meanwhile share one: a caller that
+// stages several changes at once (a startd's batch of job ends) holds the
+// queue while it stages them, then waits for them all. The commit under
+// way goes on; a caller must not wait for a commit (Update, or a Stage's
+// wait) while it holds the queue, and must release it at once after its
+// stages.
+func (q *Queue) Hold() (release func()) { return q.cm.hold() }
+
 // Groups counts the turns of the lock that staged changes (each staged
 // one or more Stage calls): fewer than the changes when writers wait at
 // once.

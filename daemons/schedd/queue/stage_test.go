@@ -184,3 +184,43 @@ func TestIdleJobs(t *testing.T) {
 		}
 	}
 }
+
+// Changes staged while the queue is held (a startd's job ends that came
+// in one request) share one commit, and none is durable before the hold
+// is released.
+func TestHoldSharesOneCommit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{NoSync: true})
+		defer q.Close()
+		c := submit(t, q, "alice", 3)
+		before, _ := q.Stats()
+		release := q.Hold()
+		done := make(chan error, 3)
+		for p := range 3 {
+			wait, err := q.Stage(func(tx *Tx) error {
+				tx.SetInt(tx.Job(JobID{c, int64(p)}), attr.JobStatus, attr.Running)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { done <- wait() }()
+		}
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("a change durable while the queue was held (%v)", err)
+		default:
+		}
+		release()
+		release() // a second release changes nothing
+		for range 3 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if txs, _ := q.Stats(); txs != before+1 {
+			t.Errorf("%d transactions for three changes staged while held, want 1", txs-before)
+		}
+	})
+}

@@ -103,6 +103,8 @@ type committer struct {
 	// failed); flushed is signalled as written grows.
 	queued, written uint64
 	flushed         *sync.Cond
+	// holds counts the holds in force: no transaction starts meanwhile.
+	holds int
 }
 
 // newCommitter starts a committer; rollback is called with the queue's
@@ -131,6 +133,24 @@ func (c *committer) enqueue(cm *commit) {
 	c.cond.Signal()
 }
 
+// hold keeps the next transaction from starting until release is called
+// (the one under way goes on), so that the commits queued meanwhile share
+// it.
+func (c *committer) hold() (release func()) {
+	c.mu.Lock()
+	c.holds++
+	c.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.holds--
+			c.mu.Unlock()
+			c.cond.Signal()
+		})
+	}
+}
+
 // barrier waits until every commit queued before it was written (or the
 // store failed or closed): a read of the store after it sees every change
 // the memory already shows.
@@ -149,7 +169,7 @@ func (c *committer) run() {
 	defer close(c.stopped)
 	for {
 		c.mu.Lock()
-		for len(c.pending) == 0 && !c.closing {
+		for (len(c.pending) == 0 || c.holds > 0) && !c.closing {
 			c.cond.Wait()
 		}
 		batch := c.pending
