@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,6 +128,73 @@ func BenchmarkTurnoverHandOff(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkTurnoverBatched is BenchmarkTurnoverHandOff as a startd with
+// many slots reports: the ends that come while an exchange is in flight go
+// together in the next (wire.PathJobUpdates), and one commit takes them.
+func BenchmarkTurnoverBatched(b *testing.B) {
+	type end struct {
+		u   wire.JobUpdate
+		out chan wire.JobUpdateOutcome
+	}
+	ends := make(chan end, 8)
+	b.Cleanup(func() { close(ends) })
+	var sent, batches atomic.Int64
+	go func() {
+		for e := range ends {
+			batch := []end{e}
+			for more := true; more; {
+				select {
+				case e, ok := <-ends:
+					if !ok {
+						return
+					}
+					batch = append(batch, e)
+				default:
+					more = false
+				}
+			}
+			req := wire.JobUpdates{}
+			for _, e := range batch {
+				req.Updates = append(req.Updates, e.u)
+			}
+			var res wire.JobUpdatesResult
+			if err := batchClient.Load().Call(context.Background(), "POST", wire.PathJobUpdates, req, &res); err != nil || len(res.Results) != len(batch) {
+				b.Errorf("batch of %d: %d outcomes, %v", len(batch), len(res.Results), err)
+				res.Results = make([]wire.JobUpdateOutcome, len(batch))
+			}
+			sent.Add(int64(len(batch)))
+			batches.Add(1)
+			for i, e := range batch {
+				e.out <- res.Results[i]
+			}
+		}
+	}()
+	turnover(b, func(daemon *wire.Client, claim, job string) {
+		batchClient.Store(daemon)
+		out := make(chan wire.JobUpdateOutcome, 1)
+		for job != "" {
+			ends <- end{u: wire.JobUpdate{ClaimID: claim, Job: job, Event: wire.EventExited, WallSeconds: 1,
+				StartedAt: time.Now().Unix(), TakesNext: true}, out: out}
+			o := <-out
+			if err := o.Err(); err != nil {
+				b.Error(err)
+				return
+			}
+			job = ""
+			if o.Next != nil {
+				cl, _ := classad.EvalInt(o.Next.Job, "ClusterId")
+				pr, _ := classad.EvalInt(o.Next.Job, "ProcId")
+				claim, job = o.Next.ClaimID, fmt.Sprintf("%d.%d", cl, pr)
+			}
+		}
+	})
+	b.ReportMetric(float64(sent.Load())/float64(max(batches.Load(), 1)), "ends/request")
+}
+
+// batchClient is BenchmarkTurnoverBatched's client of the schedd, once
+// the first activation brings it.
+var batchClient atomic.Pointer[wire.Client]
 
 // turnover runs batches of 2000 jobs on 8 claims of a fake startd whose
 // activations call run.

@@ -346,6 +346,13 @@ func (p *replication) activate(ctx context.Context, c *claims.Claim, id queue.Jo
 	p.drop(id, c, "the replica could not start: "+err.Error(), nil)
 }
 
+// involves reports whether a job's event is one update may handle: the
+// job runs as several instances, or the event is a replica's.
+func (p *replication) involves(u *wire.JobUpdate, id queue.JobID) bool {
+	c, others, isReplica := p.s.claims.Instance(id, u.ClaimID)
+	return c != nil && (others > 0 || isReplica)
+}
+
 // update sees a startd's job event before the schedd does: it handles an
 // event of an instance of a job that runs several, and says so; any other
 // it passes on (handled false), having noted a first instance's start.

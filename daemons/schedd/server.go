@@ -315,7 +315,16 @@ func every(ctx context.Context, period time.Duration, fn func()) {
 // running, with the transaction's batch of job events; a job no longer
 // running is left as it is.
 func (s *Server) updateRunning(id queue.JobID, fn func(tx *queue.Tx, j *queue.Job, ev *eventBatch)) error {
-	return s.q.Update(func(tx *queue.Tx) error {
+	wait, err := s.stageRunning(id, fn)
+	if err != nil {
+		return err
+	}
+	return wait()
+}
+
+// stageRunning is updateRunning without the wait for the commit.
+func (s *Server) stageRunning(id queue.JobID, fn func(tx *queue.Tx, j *queue.Job, ev *eventBatch)) (wait func() error, err error) {
+	return s.q.Stage(func(tx *queue.Tx) error {
 		j := tx.Job(id)
 		if j == nil || tx.Status(j) != attr.Running {
 			return nil
@@ -360,6 +369,7 @@ func (s *Server) mux() *wire.Mux {
 	m.Handle("POST "+wire.PathResourceRequests, auth.Flock, s.handleRequests)
 	m.Handle("POST "+wire.PathMatches, auth.Flock, s.handleMatches)
 	m.Handle("POST "+wire.PathJobUpdate, auth.Flock, s.handleJobUpdate)
+	m.Handle("POST "+wire.PathJobUpdates, auth.Flock, s.handleJobUpdates)
 	m.HandleRaw("GET "+wire.PathJobInput, auth.Flock, s.files.Input)
 	metrics.Serve(m, s.reg)
 	m.SetMaxBody(maxOutputBytes) // outputs stream to disk: no body bound but this

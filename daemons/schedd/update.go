@@ -18,32 +18,76 @@ import (
 // must carry the claim the job runs under. It is decoded once; the
 // replication layer sees it first and handles the events of jobs that run
 // several instances.
-func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, error) {
+func (s *Server) handleJobUpdate(_ context.Context, r *wire.Request) (any, error) {
 	var u wire.JobUpdate
 	if err := r.Decode(&u); err != nil {
 		return nil, err
 	}
+	return s.takeUpdate(&u)
+}
+
+// handleJobUpdates takes several jobs' last events from one startd, each
+// as handleJobUpdate takes one, with each its own outcome. Their job ends
+// are staged while the queue is held, then waited for, so that one commit
+// takes them all rather than one each.
+func (s *Server) handleJobUpdates(_ context.Context, r *wire.Request) (any, error) {
+	var us wire.JobUpdates
+	if err := r.Decode(&us); err != nil {
+		return nil, err
+	}
+	if n := len(us.Updates); n > wire.MaxJobUpdates {
+		return nil, wire.BadRequest("%d job updates in one request; at most %d", n, wire.MaxJobUpdates)
+	}
+	finish := make([]func() (any, error), len(us.Updates))
+	release := s.q.Hold()
+	for i := range us.Updates {
+		finish[i] = s.stageUpdate(&us.Updates[i], true)
+	}
+	release()
+	res := wire.JobUpdatesResult{Results: make([]wire.JobUpdateOutcome, len(us.Updates))}
+	for i, f := range finish {
+		ans, err := f()
+		next, _ := ans.(wire.JobUpdateResult)
+		res.Results[i] = wire.Outcome(next, err)
+	}
+	return res, nil
+}
+
+// takeUpdate takes a job's event: nil, or the JobUpdateResult that
+// brings the claim's next job.
+func (s *Server) takeUpdate(u *wire.JobUpdate) (any, error) {
+	return s.stageUpdate(u, false)()
+}
+
+// stageUpdate takes a job's event as far as staging its changes; what it
+// returns waits for their commit and gives the answer. When held (the
+// queue is held: nothing may wait for a commit), only a plain job's end is
+// staged; any other event is taken whole by the function returned.
+func (s *Server) stageUpdate(u *wire.JobUpdate, held bool) func() (any, error) {
 	id, err := queue.ParseJobID(u.Job)
 	if err != nil {
-		return nil, wire.BadRequest("%v", err)
+		return answer(nil, wire.BadRequest("%v", err))
 	}
-	if handled, err := s.replication.update(&u, id); handled {
+	if held && (!endEvent(u.Event) || s.replication.involves(u, id)) {
+		return func() (any, error) { return s.takeUpdate(u) }
+	}
+	if handled, err := s.replication.update(u, id); handled {
 		s.met.events.WithLabelValues(eventLabel(u.Event)).Inc()
-		return nil, err
+		return answer(nil, err)
 	}
 	c := s.claims.Of(id, u.ClaimID)
 	if c == nil && u.TakesNext {
-		if act := s.handedAgain(id, &u); act != nil {
-			return wire.JobUpdateResult{Next: act}, nil
+		if act := s.handedAgain(id, u); act != nil {
+			return answer(wire.JobUpdateResult{Next: act}, nil)
 		}
 	}
 	if c == nil && s.claims.Reconnecting(id) {
 		// Its startd has not answered the restart's question yet: the
 		// event is taken once it has, when the job's claim is known.
-		return nil, wire.Unavailable("job %s: the schedd is reconnecting to it; send the event again", u.Job)
+		return answer(nil, wire.Unavailable("job %s: the schedd is reconnecting to it; send the event again", u.Job))
 	}
 	if c == nil {
-		return nil, wire.NotFound("job %s does not run under that claim here", u.Job)
+		return answer(nil, wire.NotFound("job %s does not run under that claim here", u.Job))
 	}
 	s.met.events.WithLabelValues(eventLabel(u.Event)).Inc()
 	s.handoffs.heard(u.ClaimID, id)
@@ -53,11 +97,11 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 	}
 	switch u.Event {
 	case wire.EventStarted:
-		return nil, s.started(id, c, at)
+		return answer(nil, s.started(id, c, at))
 	case wire.EventCheckpointed:
-		return nil, s.checkpointed(id, &u, at)
+		return answer(nil, s.checkpointed(id, u, at))
 	case wire.EventExited, wire.EventHeld, wire.EventFailed:
-		return s.ended(id, c, &u, at)
+		return s.stageEnd(id, c, u, at)
 	case wire.EventEvicted:
 		// The claim's job is gone; the claim is given back (a vacate
 		// leaves it idle at the startd).
@@ -71,13 +115,24 @@ func (s *Server) handleJobUpdate(ctx context.Context, r *wire.Request) (any, err
 			if u.StartedAt != 0 {
 				s.recordStart(tx, j, c, time.Unix(u.StartedAt, 0), ev)
 			}
-			addUsage(tx, j, &u)
+			addUsage(tx, j, u)
 			s.toIdle(tx, j, reason, ev)
 		})
 		s.kickAds()
-		return nil, unavailable(err)
+		return answer(nil, unavailable(err))
 	}
-	return nil, wire.BadRequest("unknown job event %q (started, checkpointed, exited, evicted, held, failed)", u.Event)
+	return answer(nil, wire.BadRequest("unknown job event %q (started, checkpointed, exited, evicted, held, failed)", u.Event))
+}
+
+// endEvent reports whether an event ends a job's run on its claim
+// (stageEnd takes it).
+func endEvent(event string) bool {
+	return event == wire.EventExited || event == wire.EventHeld || event == wire.EventFailed
+}
+
+// answer is an update's answer, known at once.
+func answer(ans any, err error) func() (any, error) {
+	return func() (any, error) { return ans, err }
 }
 
 func unavailable(err error) error {
@@ -144,17 +199,18 @@ func addUsage(tx *queue.Tx, j *queue.Job, u *wire.JobUpdate) {
 	runEnded(tx, j, u)
 }
 
-// ended records a job's exit, hold or failure at the startd, applies the
-// job's on-exit policy and, in the same transaction, starts the owner's
-// next job that fits on the claim: one commit for both. The next job goes
-// to the startd in the answer when it takes it, else in an activation.
-func (s *Server) ended(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at time.Time) (any, error) {
+// stageEnd records a job's exit, hold or failure at the startd, applies
+// the job's on-exit policy and, in the same transaction, starts the
+// owner's next job that fits on the claim: one commit for both. What it
+// returns waits for the commit and answers: the next job goes to the
+// startd in the answer when it takes it, else in an activation.
+func (s *Server) stageEnd(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at time.Time) func() (any, error) {
 	s.claims.Detach(c)
 	next, haveNext := s.next(c)
 	started := false
 	var wait, keep time.Duration
 	first := false
-	err := s.updateRunning(id, func(tx *queue.Tx, j *queue.Job, ev *eventBatch) {
+	commit, err := s.stageRunning(id, func(tx *queue.Tx, j *queue.Job, ev *eventBatch) {
 		v := tx.View(j)
 		keep = keepClaimIdle(&v)
 		if u.StartedAt != 0 {
@@ -183,30 +239,35 @@ func (s *Server) ended(id queue.JobID, c *claims.Claim, u *wire.JobUpdate, at ti
 			}
 		}
 	})
-	if started {
-		s.attach(c, next)
-	}
-	if haveNext {
-		s.claims.Unreserve(next)
-	}
-	if err == nil && first {
-		s.met.observeStart(wait)
-	}
-	s.kickAds()
-	switch {
-	case err != nil:
-		return nil, wire.Unavailable("%v", err)
-	case started && u.TakesNext:
-		if act := s.handOff(c, id, next); act != nil {
-			return wire.JobUpdateResult{Next: act}, nil
+	return func() (any, error) {
+		if err == nil {
+			err = commit()
 		}
-		s.goBackground(func(ctx context.Context) { s.sendActivate(ctx, c, next) })
-	case started:
-		s.goBackground(func(ctx context.Context) { s.sendActivate(ctx, c, next) })
-	default:
-		s.goBackground(func(ctx context.Context) { s.reuse(ctx, c, keep) })
+		if started {
+			s.attach(c, next)
+		}
+		if haveNext {
+			s.claims.Unreserve(next)
+		}
+		if err == nil && first {
+			s.met.observeStart(wait)
+		}
+		s.kickAds()
+		switch {
+		case err != nil:
+			return nil, wire.Unavailable("%v", err)
+		case started && u.TakesNext:
+			if act := s.handOff(c, id, next); act != nil {
+				return wire.JobUpdateResult{Next: act}, nil
+			}
+			s.goBackground(func(ctx context.Context) { s.sendActivate(ctx, c, next) })
+		case started:
+			s.goBackground(func(ctx context.Context) { s.sendActivate(ctx, c, next) })
+		default:
+			s.goBackground(func(ctx context.Context) { s.reuse(ctx, c, keep) })
+		}
+		return nil, nil
 	}
-	return nil, nil
 }
 
 // exited records a job's exit and applies its on-exit policy: held,
