@@ -72,3 +72,108 @@ func TestNextJobInTheAnswer(t *testing.T) {
 		t.Errorf("the second job's sandbox is not the first's, renamed for it:\n%s", data)
 	}
 }
+
+// The job ends that come while another is on its way to their schedd
+// wait for its answer and then go together, in one request
+// (wire.PathJobUpdates), each with its own answer: the claim's next job
+// goes to the slot whose job ended.
+func TestJobEndsTogether(t *testing.T) {
+	h, claimOf, stall := endsWaiting(t)
+	h.schedd.mu.Lock()
+	h.schedd.handNext = func(u wire.JobUpdate) *wire.Activate {
+		proc, _ := strconv.Atoi(strings.TrimPrefix(u.Job, "12."))
+		if proc >= 3 {
+			return nil
+		}
+		next := "12." + strconv.Itoa(proc+3)
+		h.schedd.mu.Lock()
+		claimOf[next] = u.ClaimID
+		h.schedd.mu.Unlock()
+		return &wire.Activate{ClaimID: u.ClaimID, Job: trueJob(t, proc+3)}
+	}
+	h.schedd.mu.Unlock()
+	close(stall)
+	ended := map[string]bool{}
+	for range 6 { // the three, then the next job each answer brought
+		u := h.schedd.lastEvent()
+		h.schedd.mu.Lock()
+		claim := claimOf[u.Job]
+		h.schedd.mu.Unlock()
+		if u.Event != wire.EventExited || ended[u.Job] || claim == "" || u.ClaimID != claim {
+			t.Fatalf("job event %+v: want each job exited once, under the claim it was given to (%q)", u, claim)
+		}
+		ended[u.Job] = true
+	}
+	h.schedd.mu.Lock()
+	defer h.schedd.mu.Unlock()
+	if len(h.schedd.batches) == 0 || h.schedd.batches[0] != 2 {
+		t.Errorf("requests of several ends: %v, want the first of 2", h.schedd.batches)
+	}
+}
+
+// Job ends that a request of several could not deliver (the schedd is
+// restarting) are sent again, each alone, until the schedd takes them.
+func TestJobEndsSentAgainAlone(t *testing.T) {
+	h, _, stall := endsWaiting(t)
+	h.schedd.mu.Lock()
+	h.schedd.down = true
+	h.schedd.mu.Unlock()
+	close(stall)
+	waitFor(t, "the three ends refused", func() bool {
+		h.schedd.mu.Lock()
+		defer h.schedd.mu.Unlock()
+		return h.schedd.refused >= 3
+	})
+	h.schedd.mu.Lock()
+	h.schedd.down = false
+	h.schedd.mu.Unlock()
+	ended := map[string]bool{}
+	for range 3 {
+		u := h.schedd.lastEvent()
+		if u.Event != wire.EventExited || ended[u.Job] {
+			t.Fatalf("job event %+v: want each job exited once", u)
+		}
+		ended[u.Job] = true
+	}
+	h.schedd.mu.Lock()
+	defer h.schedd.mu.Unlock()
+	if len(h.schedd.batches) != 1 || h.schedd.batches[0] != 2 {
+		t.Errorf("requests of several ends: %v, want only the one of 2 (the ends again each alone)", h.schedd.batches)
+	}
+}
+
+// endsWaiting runs /bin/true jobs 12.0, 12.1 and 12.2 on three claims; the
+// first end to reach the schedd is held there until stall is closed, and
+// the two others wait for it at the startd. claimOf gives each job's
+// claim.
+func endsWaiting(t *testing.T) (h *harness, claimOf map[string]string, stall chan struct{}) {
+	h = newHarness(t, nil)
+	ads := h.waitAds("the partitionable slot", func(a map[string]*classad.Ad) bool { return status(a, "slot1@host1") == "Unclaimed/Idle" })
+	claimOf = map[string]string{}
+	stall = make(chan struct{})
+	h.schedd.mu.Lock()
+	h.schedd.stall = stall
+	h.schedd.mu.Unlock()
+	for proc := range 3 {
+		res, err := h.schedd.claim(ads["slot1@host1"], trueJob(t, proc), 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimOf["12."+strconv.Itoa(proc)] = res.ClaimID
+		if err := h.schedd.call(wire.PathActivate, wire.Activate{ClaimID: res.ClaimID, Job: trueJob(t, proc)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "two ends waiting for the first", func() bool {
+		h.sd.ends.mu.Lock()
+		defer h.sd.ends.mu.Unlock()
+		q := h.sd.ends.to[endTarget{addr: h.schedd.addr}]
+		return q != nil && len(q.waiting) == 2
+	})
+	return h, claimOf, stall
+}
+
+// trueJob is job 12.proc, /bin/true.
+func trueJob(t *testing.T, proc int) *classad.Ad {
+	return jobAd(t, "ProcId = "+strconv.Itoa(proc)+"\nCmd = \"/bin/true\"\nTransferExecutable = false\n")
+}

@@ -84,6 +84,14 @@ type fakeSchedd struct {
 	// handNext, when set, gives the claim's next job for the answer to a
 	// last event of a startd that takes it (JobUpdate.TakesNext).
 	handNext func(u wire.JobUpdate) *wire.Activate
+	// batches are the sizes of the requests of several job ends
+	// (wire.PathJobUpdates), in order.
+	batches []int
+	// stall, when set, holds the next job event to come until it is
+	// closed (the events after it are not held).
+	stall chan struct{}
+	// refused counts the job events refused while down.
+	refused int
 }
 
 func (f *fakeSchedd) mux(p *pooltest.Pool) *wire.Mux {
@@ -93,29 +101,62 @@ func (f *fakeSchedd) mux(p *pooltest.Pool) *wire.Mux {
 		if err := r.Decode(&u); err != nil {
 			return nil, err
 		}
+		return f.take(u)
+	})
+	m.Handle("POST "+wire.PathJobUpdates, auth.Daemon, func(ctx context.Context, r *wire.Request) (any, error) {
+		var us wire.JobUpdates
+		if err := r.Decode(&us); err != nil {
+			return nil, err
+		}
 		f.mu.Lock()
-		down := f.down
+		f.batches = append(f.batches, len(us.Updates))
 		f.mu.Unlock()
-		if down {
-			return nil, wire.Unavailable("restarting")
+		var res wire.JobUpdatesResult
+		for _, u := range us.Updates {
+			ans, err := f.take(u)
+			next, _ := ans.(wire.JobUpdateResult)
+			res.Results = append(res.Results, wire.Outcome(next, err))
 		}
-		if !f.holds(u.ClaimID) {
-			return nil, wire.NotFound("job %s does not run under that claim here", u.Job)
-		}
-		f.events <- u
-		f.mu.Lock()
-		hand := f.handNext
-		f.mu.Unlock()
-		if hand != nil && u.TakesNext {
-			if next := hand(u); next != nil {
-				return wire.JobUpdateResult{Next: next}, nil
-			}
-		}
-		return nil, nil
+		return res, nil
 	})
 	m.HandleRaw("GET "+wire.PathJobInput, auth.Daemon, f.serveInput)
 	m.HandleRaw("PUT "+wire.PathJobOutput, auth.Daemon, f.takeOutput)
 	return m
+}
+
+// take takes a job event as a schedd does: refused while down or under
+// a claim it does not hold, else recorded (events), with the claim's next
+// job in the answer when handNext gives one.
+func (f *fakeSchedd) take(u wire.JobUpdate) (any, error) {
+	f.mu.Lock()
+	stall := f.stall
+	f.stall = nil
+	f.mu.Unlock()
+	if stall != nil {
+		<-stall
+	}
+	f.mu.Lock()
+	down := f.down
+	f.mu.Unlock()
+	if down {
+		f.mu.Lock()
+		f.refused++
+		f.mu.Unlock()
+		return nil, wire.Unavailable("restarting")
+	}
+	if !f.holds(u.ClaimID) {
+		return nil, wire.NotFound("job %s does not run under that claim here", u.Job)
+	}
+	f.events <- u
+	f.mu.Lock()
+	hand := f.handNext
+	f.mu.Unlock()
+	if hand != nil && u.TakesNext {
+		if next := hand(u); next != nil {
+			return wire.JobUpdateResult{Next: next}, nil
+		}
+	}
+	return nil, nil
 }
 
 func (f *fakeSchedd) holds(claim string) bool {

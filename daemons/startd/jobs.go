@@ -62,7 +62,12 @@ func (s *Server) reportOf(c *claim, jobID string, sc *scheddClient, keep *keptRe
 			u.TakesNext = true
 		}
 		var res wire.JobUpdateResult
-		err := sc.report(s.reports, u, &res)
+		var err error
+		if last {
+			err = sc.reportEnd(s.reports, u, &res)
+		} else {
+			err = sc.report(s.reports, u, &res)
+		}
 		defer func() {
 			if res.Next != nil {
 				s.takeNext(sc, res.Next)

@@ -3,7 +3,6 @@ package startd
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -179,8 +178,7 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate, res *wire.J
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, out)
 		cancel()
-		var we *wire.Error
-		if err == nil || errors.As(err, &we) && we.Status < 500 {
+		if err == nil || final(err) {
 			return err
 		}
 		select {

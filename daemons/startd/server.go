@@ -79,6 +79,7 @@ type Server struct {
 	met     *startdMetrics
 	mon     *monitor    // node monitoring (monitor.go)
 	crashed atomic.Bool // Kill was called (kill.go)
+	ends    endBatches  // job ends on their way to schedds (endbatch.go)
 
 	// devices are the custom machine resources, GPUs among them;
 	// withinLimits the slots' WithinResourceLimits, which covers them.
