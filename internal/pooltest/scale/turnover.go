@@ -36,9 +36,12 @@ func (t Turnover) Rate(slots int) float64 {
 }
 
 // turnover is the mean period between consecutive starts of each slot,
-// given each slot's start dates (Unix seconds, in any order). Averaged
-// over many pairs, the truncation of each date to the second cancels
-// out.
+// given each slot's start dates (Unix seconds, in any order). A slot's
+// periods add up to its last start less its first, so the truncation of
+// the dates to the second errs by under a second per slot, shared among
+// its pairs: it cancels over slots whose first starts fell at different
+// fractions of a second, not over a fill's burst, which needs several
+// periods per slot (BenchmarkScale's window).
 func turnover(starts map[string][]int64) Turnover {
 	var sum int64
 	var t Turnover
