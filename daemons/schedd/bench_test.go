@@ -119,11 +119,8 @@ func BenchmarkTurnoverHandOff(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			job = ""
-			if res.Next != nil {
-				cl, _ := classad.EvalInt(res.Next.Job, "ClusterId")
-				pr, _ := classad.EvalInt(res.Next.Job, "ProcId")
-				claim, job = res.Next.ClaimID, fmt.Sprintf("%d.%d", cl, pr)
+			if job = jobIDOf(res.Next); job != "" {
+				claim = res.Next.ClaimID
 			}
 		}
 	})
@@ -181,11 +178,8 @@ func BenchmarkTurnoverBatched(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			job = ""
-			if o.Next != nil {
-				cl, _ := classad.EvalInt(o.Next.Job, "ClusterId")
-				pr, _ := classad.EvalInt(o.Next.Job, "ProcId")
-				claim, job = o.Next.ClaimID, fmt.Sprintf("%d.%d", cl, pr)
+			if job = jobIDOf(o.Next); job != "" {
+				claim = o.Next.ClaimID
 			}
 		}
 	})

@@ -29,12 +29,10 @@ func TestNextJobInTheAnswer(t *testing.T) {
 		return res, err
 	}
 	nextOf := func(res wire.JobUpdateResult) string {
-		if res.Next == nil || res.Next.Job == nil || res.Next.ClaimID != "c1" {
+		if res.Next == nil || res.Next.ClaimID != "c1" {
 			return ""
 		}
-		c, _ := classad.EvalInt(res.Next.Job, "ClusterId")
-		pr, _ := classad.EvalInt(res.Next.Job, "ProcId")
-		return itoa(int(c)) + "." + itoa(int(pr))
+		return jobIDOf(res.Next)
 	}
 	res, err := end("1.0")
 	if err != nil || nextOf(res) != "1.1" {
@@ -80,20 +78,9 @@ func TestJobEndsInOneRequest(t *testing.T) {
 	h := startSchedd(t, p, testConfig(t))
 	dir := t.TempDir()
 	h.mustSubmit("alice", dir, "executable = /bin/true\nlog = job.log\nqueue 7\n")
-	var reqs wire.ResourceRequests
-	if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs); err != nil || len(reqs.Requests) == 0 {
-		t.Fatalf("requests %+v: %v", reqs, err)
-	}
-	var ms []wire.Match
-	for range 4 {
-		ms = append(ms, wire.Match{Request: reqs.Requests[0].ID, Slot: startd.slot})
-	}
-	if err := h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: ms}, nil); err != nil {
-		t.Fatal(err)
-	}
 	jobOf := map[string]string{} // claim → job
-	for range 4 {
-		claim, job, _ := strings.Cut(startd.next(t), " ")
+	for _, act := range h.match(t, startd, 4) {
+		claim, job, _ := strings.Cut(act, " ")
 		jobOf[claim] = job
 	}
 
@@ -128,9 +115,7 @@ func TestJobEndsInOneRequest(t *testing.T) {
 		if err := o.Err(); err != nil || o.Next == nil || o.Next.ClaimID != req.Updates[i].ClaimID {
 			t.Fatalf("outcome %d: %+v, %v; want the next job on claim %s", i, o, err, req.Updates[i].ClaimID)
 		}
-		c, _ := classad.EvalInt(o.Next.Job, "ClusterId")
-		pr, _ := classad.EvalInt(o.Next.Job, "ProcId")
-		next := itoa(int(c)) + "." + itoa(int(pr))
+		next := jobIDOf(o.Next)
 		if got := h.status(t, next); got != "2" || nexts[next] {
 			t.Errorf("next job %s is %s (handed %v before), want running (2) and handed once", next, got, nexts[next])
 		}
@@ -151,4 +136,14 @@ func TestJobEndsInOneRequest(t *testing.T) {
 	if log := readLog(t, dir+"/job.log"); strings.Count(log, "005 ") != 2 || strings.Count(log, "012 ") != 1 {
 		t.Errorf("user log: want two terminated and one held event:\n%s", log)
 	}
+}
+
+// jobIDOf is the id ("C.P") of an activation's job, or "" without one.
+func jobIDOf(act *wire.Activate) string {
+	if act == nil || act.Job == nil {
+		return ""
+	}
+	c, _ := classad.EvalInt(act.Job, "ClusterId")
+	p, _ := classad.EvalInt(act.Job, "ProcId")
+	return itoa(int(c)) + "." + itoa(int(p))
 }

@@ -372,12 +372,27 @@ func TestRestartReconnectsAndReuses(t *testing.T) {
 // slot and returns the activation that follows ("claim job").
 func (h *harness) matchFirst(t *testing.T, startd *fakeStartd) string {
 	t.Helper()
+	return h.match(t, startd, 1)[0]
+}
+
+// match matches alice's first resource request n times to the fake
+// startd's slot and returns the n activations that follow ("claim job").
+func (h *harness) match(t *testing.T, startd *fakeStartd, n int) []string {
+	t.Helper()
 	var reqs wire.ResourceRequests
 	if err := h.daemonCall(wire.PathResourceRequests, wire.RequestsQuery{Submitter: "alice@test.org"}, &reqs); err != nil || len(reqs.Requests) == 0 {
 		t.Fatalf("requests %+v: %v", reqs, err)
 	}
-	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: []wire.Match{{Request: reqs.Requests[0].ID, Slot: startd.slot}}}, nil)
-	return startd.next(t)
+	ms := make([]wire.Match, n)
+	for i := range ms {
+		ms[i] = wire.Match{Request: reqs.Requests[0].ID, Slot: startd.slot}
+	}
+	h.daemonCall(wire.PathMatches, wire.Matches{Submitter: "alice@test.org", Matches: ms}, nil)
+	acts := make([]string, n)
+	for i := range acts {
+		acts[i] = startd.next(t)
+	}
+	return acts
 }
 
 // A restarted schedd whose running job's startd does not answer yet (it
