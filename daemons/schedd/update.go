@@ -46,9 +46,7 @@ func (s *Server) handleJobUpdates(_ context.Context, r *wire.Request) (any, erro
 	release()
 	res := wire.JobUpdatesResult{Results: make([]wire.JobUpdateOutcome, len(us.Updates))}
 	for i, f := range finish {
-		ans, err := f()
-		next, _ := ans.(wire.JobUpdateResult)
-		res.Results[i] = wire.Outcome(next, err)
+		res.Results[i] = wire.Outcome(f())
 	}
 	return res, nil
 }

@@ -113,9 +113,7 @@ func (f *fakeSchedd) mux(p *pooltest.Pool) *wire.Mux {
 		f.mu.Unlock()
 		var res wire.JobUpdatesResult
 		for _, u := range us.Updates {
-			ans, err := f.take(u)
-			next, _ := ans.(wire.JobUpdateResult)
-			res.Results = append(res.Results, wire.Outcome(next, err))
+			res.Results = append(res.Results, wire.Outcome(f.take(u)))
 		}
 		return res, nil
 	})

@@ -95,10 +95,11 @@ func (o *JobUpdateOutcome) Err() error {
 	return &e
 }
 
-// Outcome is what became of an update whose handling answered res, or
-// failed with err.
-func Outcome(res JobUpdateResult, err error) JobUpdateOutcome {
+// Outcome is what became of an update whose handler answered ans (nil,
+// or a JobUpdateResult), or failed with err.
+func Outcome(ans any, err error) JobUpdateOutcome {
 	if err == nil {
+		res, _ := ans.(JobUpdateResult)
 		return JobUpdateOutcome{Next: res.Next}
 	}
 	e := asError(err)

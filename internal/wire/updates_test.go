@@ -64,9 +64,9 @@ func TestJobUpdatesResultJSON(t *testing.T) {
 	job := testJob(t)
 	r := JobUpdatesResult{Results: []JobUpdateOutcome{
 		Outcome(JobUpdateResult{Next: &Activate{ClaimID: "c1", Job: job}}, nil),
-		Outcome(JobUpdateResult{}, nil),
-		Outcome(JobUpdateResult{}, NotFound("job %s does not run under that claim here", "1.2")),
-		Outcome(JobUpdateResult{}, Unavailable("the schedd is reconnecting")),
+		Outcome(nil, nil),
+		Outcome(nil, NotFound("job %s does not run under that claim here", "1.2")),
+		Outcome(nil, Unavailable("the schedd is reconnecting")),
 		Outcome(JobUpdateResult{Next: &Activate{ClaimID: `odd "claim" ü`, Job: job}}, nil),
 	}}
 	type plain JobUpdatesResult
