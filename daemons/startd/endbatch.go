@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/kite-sched/kite/internal/wire"
 )
@@ -23,19 +22,15 @@ import (
 // could not be reached, or was busy) is sent again alone, with the
 // patience of any job event (scheddClient.report).
 
-// endBatches are the ends on their way to each schedd.
+// endBatches are the ends on their way to each schedd: a schedd is in
+// to while a request to it is in flight, with the ends that wait for it.
 type endBatches struct {
 	mu sync.Mutex
-	to map[endTarget]*endQueue
+	to map[endTarget][]*pendingEnd
 }
 
 // endTarget is a schedd, in its pool.
 type endTarget struct{ pool, addr string }
-
-// endQueue is one schedd's ends that wait while a request is in flight.
-type endQueue struct {
-	waiting []*pendingEnd
-}
 
 // pendingEnd is a job's last event on its way.
 type pendingEnd struct {
@@ -58,16 +53,16 @@ func (c *scheddClient) reportEnd(ctx context.Context, u wire.JobUpdate, res *wir
 	key := endTarget{pool: c.pool, addr: c.addr}
 	p := &pendingEnd{u: u, res: res}
 	e.mu.Lock()
-	if q := e.to[key]; q != nil {
+	if waiting, busy := e.to[key]; busy {
 		p.done = make(chan struct{}, 1)
-		q.waiting = append(q.waiting, p)
+		e.to[key] = append(waiting, p)
 		e.mu.Unlock()
 		<-p.done
 	} else {
 		if e.to == nil {
-			e.to = map[endTarget]*endQueue{}
+			e.to = map[endTarget][]*pendingEnd{}
 		}
-		e.to[key] = &endQueue{}
+		e.to[key] = nil
 		p.lead, p.batch = true, []*pendingEnd{p}
 		e.mu.Unlock()
 	}
@@ -86,11 +81,12 @@ func (c *scheddClient) reportEnd(ctx context.Context, u wire.JobUpdate, res *wir
 // lead's batch learns its outcome.
 func (e *endBatches) handOn(key endTarget, lead *pendingEnd) {
 	e.mu.Lock()
-	q := e.to[key]
-	next := q.waiting[:min(len(q.waiting), wire.MaxJobUpdates)]
-	q.waiting = q.waiting[len(next):]
+	waiting := e.to[key]
+	next := waiting[:min(len(waiting), wire.MaxJobUpdates)]
 	if len(next) == 0 {
 		delete(e.to, key)
+	} else {
+		e.to[key] = waiting[len(next):]
 	}
 	e.mu.Unlock()
 	if len(next) > 0 {
@@ -112,7 +108,7 @@ func (c *scheddClient) deliver(ctx context.Context, batch []*pendingEnd) {
 		return
 	}
 	cl := c.s.env.ConnectorFor(c.pool).Client(c.addr)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, reportTry)
 	defer cancel()
 	if len(batch) == 1 {
 		p := batch[0]

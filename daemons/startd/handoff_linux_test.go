@@ -167,8 +167,7 @@ func endsWaiting(t *testing.T) (h *harness, claimOf map[string]string, stall cha
 	waitFor(t, "two ends waiting for the first", func() bool {
 		h.sd.ends.mu.Lock()
 		defer h.sd.ends.mu.Unlock()
-		q := h.sd.ends.to[endTarget{addr: h.schedd.addr}]
-		return q != nil && len(q.waiting) == 2
+		return len(h.sd.ends.to[endTarget{addr: h.schedd.addr}]) == 2
 	})
 	return h, claimOf, stall
 }

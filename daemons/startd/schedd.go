@@ -154,6 +154,8 @@ const (
 	reportPatience   = 2 * time.Minute
 	reportBackoff    = 250 * time.Millisecond
 	reportBackoffMax = 5 * time.Second
+	// reportTry bounds one try.
+	reportTry = 30 * time.Second
 )
 
 // report sends a job event, retrying while the schedd cannot be reached;
@@ -175,7 +177,7 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate, res *wire.J
 		if c.s.crashed.Load() {
 			return errKilled // nothing leaves a dead machine
 		}
-		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		rctx, cancel := context.WithTimeout(ctx, reportTry)
 		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, out)
 		cancel()
 		if err == nil || final(err) {
