@@ -61,7 +61,9 @@ At or below the threshold the plan stays: the threshold keeps a fit that
 wobbles from window to window from moving it; with --apply it is still
 written into the idle jobs that do not carry it (jobs submitted since).
 With --every the tuner runs until interrupted, tuning at that interval;
-the plan it set stays in force, and moves at most once per --hold.`,
+the plan it set stays in force, and moves at most once per --hold. An
+interrupt lets the pass under way finish and report (a second ends the
+tuner at once).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error { return o.run(c, args) },
 	}
@@ -107,15 +109,20 @@ func (o *sitaTuneOptions) run(c *cobra.Command, args []string) error {
 	if o.every == 0 {
 		return o.once(ctx, w, s.name, t)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// The first interrupt stops the tuner once its pass is through: a
+	// pass cut short could leave a plan written into jobs that it does
+	// not report. A second interrupt ends it at once.
+	interrupted, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return o.loop(ctx, w, s.name, t)
+	context.AfterFunc(interrupted, stop)
+	return o.loop(ctx, interrupted, w, s.name, t)
 }
 
-// loop tunes at every interval until ctx ends; a pass that fails (the
-// schedd restarting, no sized jobs yet) is reported and the next tries
-// again.
-func (o *sitaTuneOptions) loop(ctx context.Context, w io.Writer, schedd string, t *sitatune.Tuner) error {
+// loop tunes at every interval until interrupted ends; a pass that fails
+// (the schedd restarting, no sized jobs yet) is reported and the next
+// tries again. Passes run under ctx: one under way when interrupted ends
+// goes on to its end.
+func (o *sitaTuneOptions) loop(ctx, interrupted context.Context, w io.Writer, schedd string, t *sitatune.Tuner) error {
 	tick := time.NewTicker(o.every)
 	defer tick.Stop()
 	for {
@@ -123,7 +130,7 @@ func (o *sitaTuneOptions) loop(ctx context.Context, w io.Writer, schedd string, 
 			fmt.Fprintf(w, "tune: %v\n", err)
 		}
 		select {
-		case <-ctx.Done():
+		case <-interrupted.Done():
 			return nil
 		case <-tick.C:
 		}
