@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kite-sched/kite/internal/config"
+	"github.com/kite-sched/kite/internal/gcpace"
 )
 
 // Service is a daemon: Run serves until ctx is done, then stops in order
@@ -30,13 +31,15 @@ type Reconfigurer interface {
 // process at once: daemons commit what they acknowledge, so nothing
 // acknowledged is lost that way. SIGHUP reloads the configuration with
 // reload and hands it to svc if it is a Reconfigurer; a configuration that
-// does not load is logged and the daemon goes on as it was.
+// does not load is logged and the daemon goes on as it was. The garbage
+// collector is paced for a daemon meanwhile (gcpace).
 func Run(svc Service, log *slog.Logger, grace time.Duration, reload func() (*config.Config, error)) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go gcpace.Pace(ctx, gcpace.Headroom)
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
 	for stopping := false; !stopping; {

@@ -7,11 +7,13 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kite-sched/kite/daemons/startd"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/gcpace"
 	"github.com/kite-sched/kite/internal/wire"
 )
 
@@ -21,7 +23,13 @@ import (
 // benchPool is a pool whose startd sends its ads as a personal pool's
 // does (changes gathered for 250 ms) and shares the schedd's file system,
 // as on a personal pool: jobs run in their directories, nothing is sent.
+// Its daemons share the test's process, whose collector is paced as each
+// daemon's process paces its own (daemon.Run).
 func benchPool(b *testing.B, slots int) *pool {
+	ctx, stop := context.WithCancel(context.Background())
+	paced := make(chan struct{})
+	go func() { defer close(paced); gcpace.Pace(ctx, gcpace.Headroom) }()
+	b.Cleanup(func() { stop(); <-paced })
 	return newPoolWith(b, slots, func(c *startd.Config) {
 		c.UpdateDelay = 250 * time.Millisecond
 		c.Attributes = map[string]any{attr.FileSystemDomain: `"test"`} // a ClassAd string
@@ -75,6 +83,7 @@ func BenchmarkThroughput10k(b *testing.B) {
 	dir := b.TempDir()
 	ctx := context.Background()
 	var elapsed time.Duration
+	cpu := startCPU()
 	for b.Loop() {
 		start := time.Now()
 		pl.submit(dir, fmt.Sprintf("executable = /bin/true\nshould_transfer_files = IF_NEEDED\nqueue %d\n", jobs))
@@ -88,6 +97,7 @@ func BenchmarkThroughput10k(b *testing.B) {
 		elapsed += time.Since(start)
 	}
 	b.ReportMetric(float64(jobs*b.N)/elapsed.Seconds(), "jobs/s")
+	cpu.report(b, jobs*b.N)
 }
 
 // BenchmarkExecFloor runs /bin/true as 8 parallel streams of processes and
@@ -96,6 +106,7 @@ func BenchmarkThroughput10k(b *testing.B) {
 func BenchmarkExecFloor(b *testing.B) {
 	const streams, each = 8, 250
 	var elapsed time.Duration
+	cpu := startCPU()
 	for b.Loop() {
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -113,4 +124,32 @@ func BenchmarkExecFloor(b *testing.B) {
 		elapsed += time.Since(start)
 	}
 	b.ReportMetric(float64(streams*each*b.N)/elapsed.Seconds(), "jobs/s")
+	cpu.report(b, streams*each*b.N)
+}
+
+// cpuUse is the CPU this process and its reaped children have used so
+// far: the pool's own (every daemon runs in the test process) and the
+// jobs'.
+type cpuUse struct{ self, children time.Duration }
+
+func startCPU() cpuUse {
+	return cpuUse{self: rusage(syscall.RUSAGE_SELF), children: rusage(syscall.RUSAGE_CHILDREN)}
+}
+
+// report adds the CPU used since u per job, the process's and the jobs'
+// apart: throughput moves with the machine's speed, the split shows
+// where the time went.
+func (u cpuUse) report(b *testing.B, jobs int) {
+	self := rusage(syscall.RUSAGE_SELF) - u.self
+	children := rusage(syscall.RUSAGE_CHILDREN) - u.children
+	b.ReportMetric(float64(self.Microseconds())/float64(jobs), "self-µs/job")
+	b.ReportMetric(float64(children.Microseconds())/float64(jobs), "jobs-µs/job")
+}
+
+func rusage(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,0 +1,138 @@
+package gcpace
+
+import (
+	"context"
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+)
+
+func TestPercent(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		name           string
+		live, headroom uint64
+		base, want     int
+	}{
+		{"small heap grows by the headroom", 8 * mib, 64 * mib, 100, 800},
+		{"rounded up", 6 * mib, 64 * mib, 100, 1067},
+		{"the runtime's smallest goal is the headroom", 3 * mib, 64 * mib, 100, 1600},
+		{"large heap keeps Go's proportion", 512 * mib, 64 * mib, 100, 100},
+		{"at the headroom", 64 * mib, 64 * mib, 100, 100},
+		{"a higher base stays", 32 * mib, 64 * mib, 300, 300},
+		{"almost nothing live", 1024, 64 * mib, 100, 1600},
+		{"nothing live", 0, 64 * mib, 100, 1600},
+		{"no headroom", 4 * mib, 0, 100, 100},
+	} {
+		if got := Percent(c.live, c.headroom, c.base); got != c.want {
+			t.Errorf("%s: Percent(%d, %d, %d) = %d, want %d", c.name, c.live, c.headroom, c.base, got, c.want)
+		}
+	}
+}
+
+// gcPercent reads the collector's percent as the runtime has it.
+func gcPercent(t *testing.T) int {
+	t.Helper()
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// collectUntilPaced collects until the pacer has set a percent after a
+// collection; the pacer arms itself when it starts, so the first
+// collections may come before it.
+func collectUntilPaced(t *testing.T, paced <-chan setting) setting {
+	t.Helper()
+	for range 1000 {
+		runtime.GC()
+		select {
+		case p := <-paced:
+			return p
+		default:
+		}
+	}
+	t.Fatal("no collection reached the pacer")
+	return setting{}
+}
+
+func TestPaceFollowsTheLiveHeap(t *testing.T) {
+	t.Setenv("GOGC", "") // restored after the test
+	os.Unsetenv("GOGC")  // the pacer paces only without it
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	const headroom = 256 << 20
+	ctx, cancel := context.WithCancel(context.Background())
+	paced := make(chan setting)
+	done := make(chan struct{})
+	go func() { defer close(done); pace(ctx, headroom, paced) }()
+
+	<-paced // the setting at the start
+	set := collectUntilPaced(t, paced)
+	if want := Percent(set.live, headroom, 100); set.percent != want || set.percent <= 100 {
+		t.Errorf("paced at %d%%, want %d%% (above Go's 100) for %d bytes live", set.percent, want, set.live)
+	}
+	if want := Limit(set.live, headroom, set.percent); set.limit != want {
+		t.Errorf("memory limit %d, want %d", set.limit, want)
+	}
+	if got := gcPercent(t); got != set.percent {
+		t.Errorf("the runtime's percent is %d, the pacer set %d", got, set.percent)
+	}
+	if got := debug.SetMemoryLimit(-1); got != set.limit {
+		t.Errorf("the runtime's memory limit is %d, the pacer set %d", got, set.limit)
+	}
+	// A second collection paces again: the pacer follows every one.
+	collectUntilPaced(t, paced)
+
+	cancel()
+	<-done
+	if got := gcPercent(t); got != 100 {
+		t.Errorf("after the pacer stopped the percent is %d, want the 100 it found", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("after the pacer stopped the memory limit is %d, want none", got)
+	}
+}
+
+func TestLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		live    uint64
+		percent int
+		want    int64
+	}{
+		{8 * mib, 800, 2*72*mib + 64*mib},     // twice the goal of 72 MiB, and the headroom
+		{512 * mib, 100, 2*1024*mib + 64*mib}, // Go's pacing: never reached before its goal
+		{0, 1600, 64 * mib},
+	} {
+		if got := Limit(c.live, 64*mib, c.percent); got != c.want {
+			t.Errorf("Limit(%d, 64 MiB, %d) = %d, want %d", c.live, c.percent, got, c.want)
+		}
+	}
+}
+
+// Go's own settings win: with either in the environment the pacer
+// leaves the collector as it is.
+func TestTheEnvironmentWins(t *testing.T) {
+	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Run(v, func(t *testing.T) {
+			for _, other := range []string{"GOGC", "GOMEMLIMIT"} {
+				t.Setenv(other, "")
+				os.Unsetenv(other)
+			}
+			t.Setenv(v, map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}[v])
+			defer debug.SetGCPercent(debug.SetGCPercent(100))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			pace(ctx, 256<<20, nil) // returns at once
+			runtime.GC()
+			if got := gcPercent(t); got != 100 {
+				t.Errorf("the percent became %d", got)
+			}
+			if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+				t.Errorf("the memory limit became %d", got)
+			}
+		})
+	}
+}
