@@ -6,15 +6,15 @@
 // last collection left live. Most daemons keep a few megabytes live (a
 // startd, a schedd whose queue is short), so with Go's pacing they
 // collect every few megabytes allocated: a personal pool running a
-// thousand short jobs a second collected twenty times a second, and a
-// fifth of its CPU went to collecting (docs/scale.md, "The collector's
+// thousand short jobs a second collected twenty times a second, and
+// nearly a fifth of its own CPU went to collecting (docs/scale.md, "The collector's
 // pace"). Letting such a heap grow by tens of megabytes first costs that
 // much memory and saves most of that CPU; a daemon whose heap is large
 // (a collector of thousands of hosts, a schedd of a hundred thousand jobs)
 // already grows by more than the headroom and is paced as before.
 //
-// Go's own knobs still win: a daemon started with GOGC in its environment
-// (GOGC=100 is Go's default pacing) is left alone.
+// Go's own knobs still win: a daemon started with GOGC or GOMEMLIMIT in
+// its environment (GOGC=100 is Go's default pacing) is left alone.
 package gcpace
 
 import (
@@ -48,14 +48,17 @@ func Percent(live, headroom uint64, base int) int {
 
 // Pace sets the collector's percent from the live heap after every
 // collection, until ctx is done; then it restores what it found. With
-// GOGC or GOMEMLIMIT in the environment it does nothing.
+// GOGC or GOMEMLIMIT in the environment it does nothing. When another
+// part of the process changes the percent (a queue being read sets its
+// own), the pacer leaves it, and sets no memory limit, until the percent
+// it set is back.
 //
 // It learns of a collection when the collection has freed an object it
 // made for the purpose, which may be a collection late when collections
-// follow closely (the heap growing fast, a queue loading): meanwhile the
-// percent set for a smaller heap would let the next goal be a multiple of
-// the grown one. A memory limit of twice the intended goal, plus the
-// headroom, bounds that (Limit).
+// follow closely (the heap growing fast): meanwhile the percent set for a
+// smaller heap would let the next goal be a multiple of the grown one. A
+// memory limit of twice the intended goal, plus the headroom, bounds that
+// (Limit).
 func Pace(ctx context.Context, headroom uint64) {
 	pace(ctx, headroom, nil)
 }
@@ -67,14 +70,16 @@ func Limit(live, headroom uint64, percent int) int64 {
 	return int64(min(2*goal+headroom, math.MaxInt64/2))
 }
 
-// setting is what pace set for a live heap.
+// setting is what the runtime had after pace's turn: the percent and the
+// memory limit for a live heap, or another's percent (aside).
 type setting struct {
 	live    uint64
 	percent int
 	limit   int64
+	aside   bool
 }
 
-// pace is Pace, telling paced (when not nil) what it set each time.
+// pace is Pace, telling paced (when not nil) the setting after each turn.
 func pace(ctx context.Context, headroom uint64, paced chan<- setting) {
 	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
 		if _, set := os.LookupEnv(v); set {
@@ -86,25 +91,18 @@ func pace(ctx context.Context, headroom uint64, paced chan<- setting) {
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
 		return // not metrics this runtime has: Go's pacing stays
 	}
-	base, baseLimit := int(s[0].Value.Uint64()), debug.SetMemoryLimit(-1)
+	pc := &pacer{headroom: headroom, base: int(s[0].Value.Uint64()), baseLimit: debug.SetMemoryLimit(-1), set: -1}
 	defer func() {
-		debug.SetGCPercent(base)
-		debug.SetMemoryLimit(baseLimit)
+		metrics.Read(s[:1])
+		pc.stop(int(s[0].Value.Uint64()))
 	}()
 	collected := make(chan struct{}, 1)
-	set := -1
 	for {
 		arm(collected)
-		live := s[1].Value.Uint64()
-		if p := Percent(live, headroom, base); p != set {
-			debug.SetGCPercent(p)
-			set = p
-		}
-		limit := Limit(live, headroom, set)
-		debug.SetMemoryLimit(limit)
+		now := pc.turn(s[1].Value.Uint64(), int(s[0].Value.Uint64()))
 		if paced != nil {
 			select {
-			case paced <- setting{live, set, limit}:
+			case paced <- now:
 			case <-ctx.Done():
 			}
 		}
@@ -113,8 +111,41 @@ func pace(ctx context.Context, headroom uint64, paced chan<- setting) {
 			return
 		case <-collected:
 		}
-		metrics.Read(s[1:])
+		metrics.Read(s)
 	}
+}
+
+// pacer is what pace found and what it set.
+type pacer struct {
+	headroom  uint64
+	base      int   // the percent before the pacer's
+	baseLimit int64 // the memory limit before the pacer's
+	set       int   // the percent last set; -1 before the first
+}
+
+// turn sets the percent and the memory limit for a heap of live bytes,
+// when the runtime's percent is the one set last (or at the first turn).
+func (pc *pacer) turn(live uint64, percent int) setting {
+	if pc.set >= 0 && percent != pc.set {
+		debug.SetMemoryLimit(pc.baseLimit)
+		return setting{live: live, percent: percent, limit: pc.baseLimit, aside: true}
+	}
+	if p := Percent(live, pc.headroom, pc.base); p != pc.set {
+		debug.SetGCPercent(p)
+		pc.set = p
+	}
+	limit := Limit(live, pc.headroom, pc.set)
+	debug.SetMemoryLimit(limit)
+	return setting{live: live, percent: pc.set, limit: limit}
+}
+
+// stop restores what the pacer found; a percent another part of the
+// process set stays.
+func (pc *pacer) stop(percent int) {
+	if percent == pc.set {
+		debug.SetGCPercent(pc.base)
+	}
+	debug.SetMemoryLimit(pc.baseLimit)
 }
 
 // sentinel is allocated for a collection to free: it has a pointer, so it

@@ -59,15 +59,9 @@ func collectUntilPaced(t *testing.T, paced <-chan setting) setting {
 }
 
 func TestPaceFollowsTheLiveHeap(t *testing.T) {
-	t.Setenv("GOGC", "") // restored after the test
-	os.Unsetenv("GOGC")  // the pacer paces only without it
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	const headroom = 256 << 20
-	ctx, cancel := context.WithCancel(context.Background())
-	paced := make(chan setting)
-	done := make(chan struct{})
-	go func() { defer close(done); pace(ctx, headroom, paced) }()
-
+	paced, stop := startPacer(t, headroom)
 	<-paced // the setting at the start
 	set := collectUntilPaced(t, paced)
 	if want := Percent(set.live, headroom, 100); set.percent != want || set.percent <= 100 {
@@ -85,13 +79,59 @@ func TestPaceFollowsTheLiveHeap(t *testing.T) {
 	// A second collection paces again: the pacer follows every one.
 	collectUntilPaced(t, paced)
 
-	cancel()
-	<-done
+	stop()
 	if got := gcPercent(t); got != 100 {
 		t.Errorf("after the pacer stopped the percent is %d, want the 100 it found", got)
 	}
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("after the pacer stopped the memory limit is %d, want none", got)
+	}
+}
+
+// startPacer runs pace with GOGC and GOMEMLIMIT out of the environment
+// (restored after the test) until the returned stop is called.
+func startPacer(t *testing.T, headroom uint64) (paced <-chan setting, stop func()) {
+	t.Helper()
+	for _, v := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Setenv(v, "")
+		os.Unsetenv(v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan setting)
+	done := make(chan struct{})
+	go func() { defer close(done); pace(ctx, headroom, ch) }()
+	return ch, func() { cancel(); <-done }
+}
+
+// The queue's load sets its own percent for a while: the pacer leaves it,
+// with no memory limit, and paces again once its own percent is back.
+func TestPaceStepsAside(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	paced, stop := startPacer(t, 256<<20)
+	mine := (<-paced).percent
+	debug.SetGCPercent(400) // another part of the process paces now
+	set := collectUntilPaced(t, paced)
+	if !set.aside || set.percent != 400 || set.limit != math.MaxInt64 {
+		t.Errorf("with another's percent the pacer set %+v, want it aside at 400 with no limit", set)
+	}
+	if got := gcPercent(t); got != 400 {
+		t.Errorf("the runtime's percent is %d, want the other's 400", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("the memory limit is %d while the pacer is aside, want none", got)
+	}
+
+	debug.SetGCPercent(mine) // the other is done and puts the pacer's back
+	set = collectUntilPaced(t, paced)
+	if set.aside || set.percent != Percent(set.live, 256<<20, 100) || set.limit == math.MaxInt64 {
+		t.Errorf("after the other was done the pacer set %+v, want it pacing again", set)
+	}
+
+	debug.SetGCPercent(400)
+	collectUntilPaced(t, paced)
+	stop()
+	if got := gcPercent(t); got != 400 {
+		t.Errorf("the pacer stopped while aside and left the percent %d, want the other's 400", got)
 	}
 }
 

@@ -83,7 +83,7 @@ func BenchmarkThroughput10k(b *testing.B) {
 	dir := b.TempDir()
 	ctx := context.Background()
 	var elapsed time.Duration
-	cpu := startCPU()
+	cpu := startCPU(b)
 	for b.Loop() {
 		start := time.Now()
 		pl.submit(dir, fmt.Sprintf("executable = /bin/true\nshould_transfer_files = IF_NEEDED\nqueue %d\n", jobs))
@@ -106,7 +106,7 @@ func BenchmarkThroughput10k(b *testing.B) {
 func BenchmarkExecFloor(b *testing.B) {
 	const streams, each = 8, 250
 	var elapsed time.Duration
-	cpu := startCPU()
+	cpu := startCPU(b)
 	for b.Loop() {
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -132,24 +132,24 @@ func BenchmarkExecFloor(b *testing.B) {
 // jobs'.
 type cpuUse struct{ self, children time.Duration }
 
-func startCPU() cpuUse {
-	return cpuUse{self: rusage(syscall.RUSAGE_SELF), children: rusage(syscall.RUSAGE_CHILDREN)}
+func startCPU(b *testing.B) cpuUse {
+	return cpuUse{self: rusage(b, syscall.RUSAGE_SELF), children: rusage(b, syscall.RUSAGE_CHILDREN)}
 }
 
 // report adds the CPU used since u per job, the process's and the jobs'
 // apart: throughput moves with the machine's speed, the split shows
 // where the time went.
 func (u cpuUse) report(b *testing.B, jobs int) {
-	self := rusage(syscall.RUSAGE_SELF) - u.self
-	children := rusage(syscall.RUSAGE_CHILDREN) - u.children
+	self := rusage(b, syscall.RUSAGE_SELF) - u.self
+	children := rusage(b, syscall.RUSAGE_CHILDREN) - u.children
 	b.ReportMetric(float64(self.Microseconds())/float64(jobs), "self-µs/job")
 	b.ReportMetric(float64(children.Microseconds())/float64(jobs), "jobs-µs/job")
 }
 
-func rusage(who int) time.Duration {
+func rusage(b *testing.B, who int) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(who, &ru); err != nil {
-		return 0
+		b.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
