@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // Headroom is how much a daemon's heap may grow between collections at
@@ -48,10 +49,9 @@ func Percent(live, headroom uint64, base int) int {
 
 // Pace sets the collector's percent from the live heap after every
 // collection, until ctx is done; then it restores what it found. With
-// GOGC or GOMEMLIMIT in the environment it does nothing. When another
-// part of the process changes the percent (a queue being read sets its
-// own), the pacer leaves it, and sets no memory limit, until the percent
-// it set is back.
+// GOGC or GOMEMLIMIT in the environment it does nothing. While a Raise
+// is in force it sets nothing (and no memory limit), and it paces again as
+// soon as the Raise ends.
 //
 // It learns of a collection when the collection has freed an object it
 // made for the purpose, which may be a collection late when collections
@@ -70,8 +70,40 @@ func Limit(live, headroom uint64, percent int) int64 {
 	return int64(min(2*goal+headroom, math.MaxInt64/2))
 }
 
-// setting is what the runtime had after pace's turn: the percent and the
-// memory limit for a live heap, or another's percent (aside).
+// The percent is the process's: Raise and the pacer's turns change it
+// under mu, so that a turn never undoes a Raise.
+var (
+	mu     sync.Mutex
+	raised int                      // Raises in force
+	ended  = make(chan struct{}, 1) // a Raise ended: the pacer's turn is due
+)
+
+// Raise sets the collector's percent to at least p, for a bulk read that
+// allocates much and frees nothing (a queue being loaded); end puts back
+// the percent it found and has a running pacer pace again at once, for a
+// heap that has grown meanwhile.
+func Raise(p int) (end func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	raised++
+	old := debug.SetGCPercent(p)
+	if old > p {
+		debug.SetGCPercent(old)
+	}
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		debug.SetGCPercent(old)
+		raised--
+		select {
+		case ended <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// setting is what the runtime had after the pacer's turn: the percent and
+// the memory limit for a live heap, or nothing set during a Raise (aside).
 type setting struct {
 	live    uint64
 	percent int
@@ -91,15 +123,16 @@ func pace(ctx context.Context, headroom uint64, paced chan<- setting) {
 	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
 		return // not metrics this runtime has: Go's pacing stays
 	}
-	pc := &pacer{headroom: headroom, base: int(s[0].Value.Uint64()), baseLimit: debug.SetMemoryLimit(-1), set: -1}
-	defer func() {
-		metrics.Read(s[:1])
-		pc.stop(int(s[0].Value.Uint64()))
-	}()
+	pc := &pacer{headroom: headroom, base: int(s[0].Value.Uint64()), baseLimit: debug.SetMemoryLimit(-1)}
+	defer pc.stop()
+	select {
+	case <-ended: // a Raise that ended before: nothing to catch up
+	default:
+	}
 	collected := make(chan struct{}, 1)
+	arm(collected)
 	for {
-		arm(collected)
-		now := pc.turn(s[1].Value.Uint64(), int(s[0].Value.Uint64()))
+		now := pc.turn(s[1].Value.Uint64())
 		if paced != nil {
 			select {
 			case paced <- now:
@@ -110,39 +143,41 @@ func pace(ctx context.Context, headroom uint64, paced chan<- setting) {
 		case <-ctx.Done():
 			return
 		case <-collected:
+			arm(collected)
+		case <-ended:
 		}
-		metrics.Read(s)
+		metrics.Read(s[1:])
 	}
 }
 
-// pacer is what pace found and what it set.
+// pacer is what pace found.
 type pacer struct {
 	headroom  uint64
 	base      int   // the percent before the pacer's
 	baseLimit int64 // the memory limit before the pacer's
-	set       int   // the percent last set; -1 before the first
 }
 
 // turn sets the percent and the memory limit for a heap of live bytes,
-// when the runtime's percent is the one set last (or at the first turn).
-func (pc *pacer) turn(live uint64, percent int) setting {
-	if pc.set >= 0 && percent != pc.set {
+// unless a Raise is in force.
+func (pc *pacer) turn(live uint64) setting {
+	mu.Lock()
+	defer mu.Unlock()
+	if raised > 0 {
 		debug.SetMemoryLimit(pc.baseLimit)
-		return setting{live: live, percent: percent, limit: pc.baseLimit, aside: true}
+		return setting{live: live, percent: -1, limit: pc.baseLimit, aside: true}
 	}
-	if p := Percent(live, pc.headroom, pc.base); p != pc.set {
-		debug.SetGCPercent(p)
-		pc.set = p
-	}
-	limit := Limit(live, pc.headroom, pc.set)
+	p := Percent(live, pc.headroom, pc.base)
+	limit := Limit(live, pc.headroom, p)
+	debug.SetGCPercent(p)
 	debug.SetMemoryLimit(limit)
-	return setting{live: live, percent: pc.set, limit: limit}
+	return setting{live: live, percent: p, limit: limit}
 }
 
-// stop restores what the pacer found; a percent another part of the
-// process set stays.
-func (pc *pacer) stop(percent int) {
-	if percent == pc.set {
+// stop restores what the pacer found.
+func (pc *pacer) stop() {
+	mu.Lock()
+	defer mu.Unlock()
+	if raised == 0 {
 		debug.SetGCPercent(pc.base)
 	}
 	debug.SetMemoryLimit(pc.baseLimit)

@@ -103,36 +103,53 @@ func startPacer(t *testing.T, headroom uint64) (paced <-chan setting, stop func(
 	return ch, func() { cancel(); <-done }
 }
 
-// The queue's load sets its own percent for a while: the pacer leaves it,
-// with no memory limit, and paces again once its own percent is back.
-func TestPaceStepsAside(t *testing.T) {
+// A Raise (the queue's load) has its percent: the pacer sets nothing,
+// and no memory limit, until it ends; then it paces at once, without
+// waiting for a collection.
+func TestPaceStepsAsideForRaise(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	paced, stop := startPacer(t, 256<<20)
 	mine := (<-paced).percent
-	debug.SetGCPercent(400) // another part of the process paces now
+	end := Raise(mine + 1000)
 	set := collectUntilPaced(t, paced)
-	if !set.aside || set.percent != 400 || set.limit != math.MaxInt64 {
-		t.Errorf("with another's percent the pacer set %+v, want it aside at 400 with no limit", set)
+	if !set.aside || set.limit != math.MaxInt64 {
+		t.Errorf("during a Raise the pacer set %+v, want it aside with no limit", set)
 	}
-	if got := gcPercent(t); got != 400 {
-		t.Errorf("the runtime's percent is %d, want the other's 400", got)
+	if got := gcPercent(t); got != mine+1000 {
+		t.Errorf("the runtime's percent is %d during the Raise, want its %d", got, mine+1000)
 	}
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("the memory limit is %d while the pacer is aside, want none", got)
+		t.Errorf("the memory limit is %d during a Raise, want none", got)
 	}
 
-	debug.SetGCPercent(mine) // the other is done and puts the pacer's back
-	set = collectUntilPaced(t, paced)
+	end()
+	set = <-paced // no collection needed
 	if set.aside || set.percent != Percent(set.live, 256<<20, 100) || set.limit == math.MaxInt64 {
-		t.Errorf("after the other was done the pacer set %+v, want it pacing again", set)
+		t.Errorf("after the Raise the pacer set %+v, want it pacing again", set)
 	}
-
-	debug.SetGCPercent(400)
-	collectUntilPaced(t, paced)
+	if got := gcPercent(t); got != set.percent {
+		t.Errorf("the runtime's percent is %d after the Raise, want the pacer's %d", got, set.percent)
+	}
 	stop()
+}
+
+// Without a pacer a Raise is the percent for a while, at least its own.
+func TestRaiseAlone(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	end := Raise(400)
 	if got := gcPercent(t); got != 400 {
-		t.Errorf("the pacer stopped while aside and left the percent %d, want the other's 400", got)
+		t.Errorf("percent %d during Raise(400), want 400", got)
 	}
+	end()
+	if got := gcPercent(t); got != 100 {
+		t.Errorf("percent %d after the Raise, want the 100 it found", got)
+	}
+	debug.SetGCPercent(800)
+	end = Raise(400)
+	if got := gcPercent(t); got != 800 {
+		t.Errorf("Raise(400) lowered the percent to %d, want the 800 it found", got)
+	}
+	end()
 }
 
 func TestLimit(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -12,6 +11,7 @@ import (
 	"github.com/kite-sched/kite/classad"
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
+	"github.com/kite-sched/kite/internal/gcpace"
 )
 
 // load creates the buckets of a new store, or reads an existing one into
@@ -70,8 +70,9 @@ func (q *Queue) loadClusters(b *bolt.Bucket) error {
 //
 // The collector runs less often meanwhile: reading a queue allocates a
 // lot and frees nothing, and collecting as it grows would only waste time.
+// The daemon's pacer (gcpace) paces again for the grown heap after it.
 func (q *Queue) loadProcs(b *bolt.Bucket) error {
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer gcpace.Raise(400)()
 	type item struct {
 		id  JobID
 		val []byte
