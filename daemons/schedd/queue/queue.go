@@ -376,7 +376,10 @@ func (q *Queue) Stats() (transactions, changes int64) {
 }
 
 // Failures counts the transactions that failed since the queue opened:
-// whoever watches it learns that changes were refused (a full disk).
+// whoever watches it learns that changes were refused (a full disk). A
+// failure is counted once its changes are undone in memory, so that a
+// reader that has seen the count sees the queue as the file holds it
+// (the schedd's settling of orphaned jobs relies on it).
 func (q *Queue) Failures() int64 { return q.cm.failures.Load() }
 
 // Reservation reports whether cluster id was handed out and not yet used,

@@ -283,6 +283,33 @@ func state(q *Queue) string {
 	return fmt.Sprintf("%s%s\nhistory %d", snapshot(q), counts, n)
 }
 
+// A failed commit is counted only once memory shows the queue without
+// it: the schedd, seeing the count, looks for the jobs the failure left
+// running, and a count seen before the undo let it find none and stop
+// looking (a job then stayed Running with no claim; the CI found it).
+func TestFailureCountedAfterTheUndo(t *testing.T) {
+	var disk full
+	q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{Fault: disk.fault})
+	c := submit(t, q, "alice", 1)
+	undo := q.cm.rollback
+	var atUndo int64 = -1
+	q.cm.rollback = func(take func() []*commit) {
+		atUndo = q.Failures()
+		undo(take)
+	}
+	disk.on.Store(true)
+	err := q.Update(func(tx *Tx) error {
+		tx.SetInt(tx.Job(JobID{c, 0}), attr.JobStatus, attr.Held)
+		return nil
+	})
+	if err == nil {
+		t.Fatal("a commit on a full disk succeeded")
+	}
+	if atUndo != 0 || q.Failures() != 1 {
+		t.Errorf("failures %d while the change was undone, %d after; want 0 then 1", atUndo, q.Failures())
+	}
+}
+
 // A commit that fails (a full disk) changes nothing, in memory as on disk:
 // the change is refused with the write's error, readers see the queue as
 // it was, and once the disk has room the same change goes through, with

@@ -183,8 +183,8 @@ func (c *committer) run() {
 		c.changes.Add(int64(len(batch)))
 		if err != nil {
 			err = fmt.Errorf("job queue: commit failed: %w", err)
-			c.failures.Add(1)
 			batch = c.fail(batch)
+			c.failures.Add(1) // after: whoever sees it sees the queue undone
 		}
 		c.mu.Lock()
 		c.failed = err
