@@ -164,8 +164,13 @@ func TestOrphanSettledAfterFullDisk(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
 		t.Fatalf("an eviction on a full disk: %v, want it refused", err)
 	}
-	if got := h.status(t, "1.0"); got != "2" {
-		t.Fatalf("after the refused eviction the job is %s, want still running (2)", got)
+	// Nothing of the refused eviction is durable, so its event is not in
+	// the job's log. (A query may meanwhile show the job idle: the
+	// schedd's settling tries the requeue again, and the full disk
+	// refuses that too, but a query can come between the try and its
+	// undoing.)
+	if strings.Contains(readLog(t, dir+"/job.log"), "004 1.0") {
+		t.Fatal("the refused eviction is in the job log")
 	}
 	full.Store(false)
 	eventually(t, "the orphaned job to be idle again", func() bool { return h.status(t, "1.0") == "1" })
@@ -184,4 +189,38 @@ func fillable(cfg *Config) *atomic.Bool {
 		return nil
 	}
 	return full
+}
+
+// A job a refused change left running is settled even when, the first
+// time the schedd looks, the job is still reserved for a claim (the claim
+// that started it finishing its activation, or a new one being made): it
+// is on its way, not settled, and the schedd looks again (the CI found a
+// job left Running for good when that moment was taken for settled).
+func TestOrphanPendingIsLookedAtAgain(t *testing.T) {
+	p := pooltest.New(t)
+	startd := newFakeStartd(t, p)
+	cfg := testConfig(t)
+	full := fillable(&cfg)
+	cfg.requeueRetry = time.Hour // settled by hand below
+	h := startSchedd(t, p, cfg)
+	h.mustSubmit("alice", t.TempDir(), "executable = /bin/sleep\nqueue\n")
+	claim, _, _ := strings.Cut(h.matchFirst(t, startd), " ")
+	full.Store(true)
+	if err := h.daemonCall(wire.PathJobUpdate, wire.JobUpdate{ClaimID: claim, Job: "1.0", Event: wire.EventEvicted}, nil); err == nil {
+		t.Fatal("an eviction on a full disk was taken")
+	}
+	full.Store(false)
+	id := queue.JobID{Cluster: 1, Proc: 0}
+	h.s.claims.TryReserve(id) // reserved now, by this or by the claim that started it
+
+	o := &orphans{s: h.s}
+	o.settle()
+	if got := h.status(t, "1.0"); got != "2" {
+		t.Fatalf("a job reserved for a claim was settled to %s; want it left running (2) for now", got)
+	}
+	h.s.claims.Unreserve(id)
+	o.settle()
+	if got := h.status(t, "1.0"); got != "1" {
+		t.Fatalf("once no claim held it, the orphaned job is %s, want idle (1)", got)
+	}
 }

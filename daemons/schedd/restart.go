@@ -172,21 +172,47 @@ func (s *Server) reattach(olds []runningJob) (kept map[queue.JobID]*claims.Claim
 // settleOrphans watches the queue's failed commits and, after some, once
 // a commit succeeds again, settles the jobs left running with no claim.
 func (s *Server) settleOrphans(ctx context.Context) {
-	var settled int64
-	every(ctx, s.cfg.requeueRetry, func() {
-		failures := s.q.Failures()
-		if failures == settled {
-			return
+	o := &orphans{s: s}
+	every(ctx, s.cfg.requeueRetry, o.settle)
+}
+
+// orphans settles the jobs that failed commits left running with no
+// claim; settled is the count of failures it has settled.
+type orphans struct {
+	s       *Server
+	settled int64
+}
+
+// settle looks for orphans once failures were counted since the last
+// settling, and settles them; it tries again at its next call while a
+// settling fails (the disk still full) or a job is still on its way to
+// or from a claim (reserved for one, or its startd being asked): seen in
+// that moment, such a job is no orphan, but may be one a moment later,
+// when its claim is made, or refused.
+func (o *orphans) settle() {
+	s := o.s
+	failures := s.q.Failures()
+	if failures == o.settled {
+		return
+	}
+	pending := false
+	orphan := func(id queue.JobID, claim string) bool {
+		if s.local.running(id) {
+			return false
 		}
-		orphan := func(id queue.JobID, claim string) bool { return !s.local.running(id) && s.claims.Unclaimed(id, claim) }
-		if orphans := s.runningJobs(orphan); len(orphans) > 0 {
-			s.log.Info("settling jobs left running by changes the queue could not write", "jobs", len(orphans))
-			if err := s.requeueOlds(s.settle(orphans)); err != nil {
-				return // the next tick tries again
-			}
+		orphan, onItsWay := s.claims.Orphaned(id, claim)
+		pending = pending || onItsWay
+		return orphan
+	}
+	if found := s.runningJobs(orphan); len(found) > 0 {
+		s.log.Info("settling jobs left running by changes the queue could not write", "jobs", len(found))
+		if err := s.requeueOlds(s.settle(found)); err != nil {
+			return // the next call tries again
 		}
-		settled = failures
-	})
+	}
+	if !pending {
+		o.settled = failures
+	}
 }
 
 // jobIDs lists the jobs' ids.

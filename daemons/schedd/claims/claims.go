@@ -444,13 +444,19 @@ func (r *Registry) Reconnecting(id queue.JobID) bool {
 	return r.awaiting[id]
 }
 
-// Unclaimed reports whether a running job has no claim here: neither its
-// claim nor the job is known, nor is its startd being asked.
-func (r *Registry) Unclaimed(id queue.JobID, claimID string) bool {
+// Orphaned reports whether a running job has no claim here (orphan):
+// neither its claim nor the job is known, nor is its startd being asked;
+// and whether, with its claim unknown, it is on its way to or from one
+// (pending): reserved for a claim being made or activated, or its startd
+// being asked. A pending job is neither orphaned nor settled yet.
+func (r *Registry) Orphaned(id queue.JobID, claimID string) (orphan, pending bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	_, claimed := r.claims[claimID]
-	return !claimed && !r.takenLocked(id) && !r.awaiting[id]
+	if _, claimed := r.claims[claimID]; claimed {
+		return false, false
+	}
+	pending = r.reserved[id] || r.awaiting[id]
+	return !pending && !r.takenLocked(id), pending
 }
 
 // Instances: a job that runs on several claims at once (replication).

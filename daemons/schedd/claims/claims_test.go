@@ -162,3 +162,34 @@ func TestUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// A running job whose claim is unknown is an orphan, unless it is on its
+// way to or from a claim: reserved for one, or its startd being asked.
+func TestOrphaned(t *testing.T) {
+	r := New(time.Now)
+	claimed := &Claim{ID: "c1"}
+	r.Add(claimed)
+	r.Attach(claimed, jid(1))
+	other := &Claim{ID: "c2"}
+	r.Add(other)
+	r.Attach(other, jid(2)) // the job runs on c2, its ad still names c9
+	r.TryReserve(jid(3))
+	r.Await([]queue.JobID{jid(4)})
+	for _, c := range []struct {
+		name            string
+		id              queue.JobID
+		claim           string
+		orphan, pending bool
+	}{
+		{"its claim is known", jid(1), "c1", false, false},
+		{"it runs on another claim", jid(2), "c9", false, false},
+		{"reserved for a claim", jid(3), "c8", false, true},
+		{"its startd is being asked", jid(4), "c7", false, true},
+		{"nothing knows it", jid(5), "c6", true, false},
+	} {
+		orphan, pending := r.Orphaned(c.id, c.claim)
+		if orphan != c.orphan || pending != c.pending {
+			t.Errorf("%s: orphan %v pending %v, want %v %v", c.name, orphan, pending, c.orphan, c.pending)
+		}
+	}
+}
