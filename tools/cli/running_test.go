@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,12 +14,13 @@ import (
 )
 
 // TestFakeProcess is not a test: run as a child with KITE_FAKE_PROCESS
-// set, it waits to be killed, standing for a master or another program
-// (by the arguments it is given after --).
+// set, it says it is ready and waits to be killed, standing for a master
+// or another program (by the arguments it is given after --).
 func TestFakeProcess(t *testing.T) {
 	if os.Getenv("KITE_FAKE_PROCESS") == "" {
 		t.Skip("a helper process")
 	}
+	fmt.Println("ready")
 	select {}
 }
 
@@ -28,6 +30,10 @@ func fakeProcess(t *testing.T, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFakeProcess$", "--"}, args...)...)
 	cmd.Env = append(os.Environ(), "KITE_FAKE_PROCESS=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,6 +41,11 @@ func fakeProcess(t *testing.T, args ...string) (*exec.Cmd, string) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
+	// Its arguments are in /proc once it runs: right after the exec the
+	// kernel may not have set them yet (the CI saw an empty command line).
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the fake process did not start: %q %v", line, err)
+	}
 	pidFile := filepath.Join(t.TempDir(), "master.pid")
 	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
