@@ -8,7 +8,7 @@
 // collect every few megabytes allocated: a personal pool running a
 // thousand short jobs a second collected twenty times a second, and
 // nearly a fifth of its own CPU went to collecting (docs/scale.md, "The
-// collector's pace"). Letting such a heap grow by tens of megabytes first
+// garbage collector's pace"). Letting such a heap grow by tens of megabytes first
 // costs that much memory and saves most of that CPU; a daemon whose heap
 // is large (a collector of thousands of hosts, a schedd of a hundred
 // thousand jobs) already grows by more than the headroom and is paced as
