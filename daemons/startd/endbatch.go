@@ -107,12 +107,9 @@ func (c *scheddClient) deliver(ctx context.Context, batch []*pendingEnd) {
 		}
 		return
 	}
-	cl := c.s.env.ConnectorFor(c.pool).Client(c.addr)
-	rctx, cancel := context.WithTimeout(ctx, reportTry)
-	defer cancel()
 	if len(batch) == 1 {
 		p := batch[0]
-		p.err = cl.Call(rctx, "POST", wire.PathJobUpdate, p.u, p.res)
+		p.err = c.try(ctx, wire.PathJobUpdate, p.u, p.res)
 		p.again = p.err != nil && !final(p.err)
 		return
 	}
@@ -121,7 +118,7 @@ func (c *scheddClient) deliver(ctx context.Context, batch []*pendingEnd) {
 		req.Updates[i] = p.u
 	}
 	var out wire.JobUpdatesResult
-	err := cl.Call(rctx, "POST", wire.PathJobUpdates, req, &out)
+	err := c.try(ctx, wire.PathJobUpdates, req, &out)
 	if err == nil && len(out.Results) != len(batch) {
 		err = fmt.Errorf("%d outcomes for %d job ends", len(out.Results), len(batch))
 	}

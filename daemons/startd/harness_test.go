@@ -135,11 +135,11 @@ func (f *fakeSchedd) take(u wire.JobUpdate) (any, error) {
 	}
 	f.mu.Lock()
 	down := f.down
+	if down {
+		f.refused++
+	}
 	f.mu.Unlock()
 	if down {
-		f.mu.Lock()
-		f.refused++
-		f.mu.Unlock()
 		return nil, wire.Unavailable("restarting")
 	}
 	if !f.holds(u.ClaimID) {

@@ -169,7 +169,6 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate, res *wire.J
 	if c.s.crashed.Load() {
 		return errKilled
 	}
-	cl := c.s.env.ConnectorFor(c.pool).Client(c.addr)
 	wait := reportBackoff
 	var err error
 	tries := 0
@@ -177,9 +176,7 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate, res *wire.J
 		if c.s.crashed.Load() {
 			return errKilled // nothing leaves a dead machine
 		}
-		rctx, cancel := context.WithTimeout(ctx, reportTry)
-		err = cl.Call(rctx, "POST", wire.PathJobUpdate, u, out)
-		cancel()
+		err = c.try(ctx, wire.PathJobUpdate, u, out)
 		if err == nil || final(err) {
 			return err
 		}
@@ -191,4 +188,11 @@ func (c *scheddClient) report(ctx context.Context, u wire.JobUpdate, res *wire.J
 		wait = min(2*wait, reportBackoffMax)
 	}
 	return fmt.Errorf("job %s, event %s: %w (after %d attempts)", u.Job, u.Event, err, tries)
+}
+
+// try sends a request to the schedd once, for at most reportTry.
+func (c *scheddClient) try(ctx context.Context, path string, in, out any) error {
+	rctx, cancel := context.WithTimeout(ctx, reportTry)
+	defer cancel()
+	return c.s.env.ConnectorFor(c.pool).Client(c.addr).Call(rctx, "POST", path, in, out)
 }

@@ -19,10 +19,10 @@ import (
 //
 // KITE_SCALE_JOBS, KITE_SCALE_RUNTIME (a duration, each job's run time;
 // default: hosts/100 seconds, at least 20 s) and KITE_SCALE_WINDOW
-// (default: the run time, at least minWindow) change the run; KITE_SCALE_PROFILE=DIR keeps each size's
-// CPU profile there (go tool pprof -tagfocus daemon=schedd FILE), and the
-// block and mutex profiles of the start rate's window (go tool pprof -top
-// DIR/scale-N.block.pprof).
+// (default: the run time, at least minWindow) change the run;
+// KITE_SCALE_PROFILE=DIR keeps each size's CPU profile there (go tool
+// pprof -tagfocus daemon=schedd FILE), and the block and mutex profiles of
+// the start rate's window (go tool pprof -top DIR/scale-N.block.pprof).
 func BenchmarkScale(b *testing.B) {
 	for _, hosts := range []int{1000, 5000, 10000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
