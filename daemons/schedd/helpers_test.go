@@ -53,6 +53,8 @@ func startSchedd(t testing.TB, p *pooltest.Pool, cfg Config) *harness {
 	select {
 	case <-s.Ready():
 	case err := <-h.done:
+		h.cancel() // stopped: its cleanup has nothing to wait for
+		h.cancel = nil
 		t.Fatal(err)
 	}
 	return h
