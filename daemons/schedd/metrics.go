@@ -56,10 +56,14 @@ func (s *Server) newMetrics() (*prometheus.Registry, *scheddMetrics) {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts(o), func() float64 { return float64(pick(s.counts())) }))
 	}
 	reg.MustRegister(
-		prometheus.NewCounterFunc(prometheus.CounterOpts(opts("commits_total", "Queue transactions written (each one fsync).")),
+		prometheus.NewCounterFunc(prometheus.CounterOpts(opts("commits_total", "Queue commits written to the queue's log (each one sync).")),
 			func() float64 { t, _ := s.queueStats(); return float64(t) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts(opts("changes_total", "Queue changes committed; many per transaction is group commit.")),
+		prometheus.NewCounterFunc(prometheus.CounterOpts(opts("changes_total", "Queue changes committed; many per commit is group commit.")),
 			func() float64 { _, c := s.queueStats(); return float64(c) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts(opts("checkpoints_total", "Checkpoints of the queue's log into its store.")),
+			func() float64 { d, _ := s.checkpoints(); return float64(d) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts(opts("checkpoint_failures_total", "Checkpoints of the queue's log that failed (tried again each second).")),
+			func() float64 { _, f := s.checkpoints(); return float64(f) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts(opts("claims", "Claims held at startds.")),
 			func() float64 { return float64(s.claims.Count()) }),
 	)
@@ -79,6 +83,13 @@ func (s *Server) queueStats() (int64, int64) {
 		return 0, 0
 	}
 	return s.q.Stats()
+}
+
+func (s *Server) checkpoints() (int64, int64) {
+	if s.q == nil {
+		return 0, 0
+	}
+	return s.q.Checkpoints()
 }
 
 // firstStartLatency returns how long a job starting at at waited since

@@ -14,9 +14,12 @@ type Schedd struct {
 	Listen string `toml:"listen"`
 	// Name names the schedd in its ads; empty means the host name.
 	Name string `toml:"name"`
-	// Spool is the directory of the job queue (job_queue.db) and the
-	// history; relative to the configuration file's directory. Empty
-	// means "schedd" under the pool's state_dir (HTCondor's SPOOL).
+	// Spool is the directory of the job queue (job_queue.db, with its
+	// write-ahead log job_queue.db-wal0 and job_queue.db-wal1: a copy
+	// taken while the schedd runs needs all three; after a clean stop
+	// job_queue.db alone is whole) and the history; relative to the
+	// configuration file's directory. Empty means "schedd" under the
+	// pool's state_dir (HTCondor's SPOOL).
 	Spool string `toml:"spool"`
 	// FlockTo names, in order of preference, the pools (tables of
 	// pool.peers) this schedd's idle jobs may flock to (HTCondor's

@@ -21,8 +21,11 @@ func (tx *Tx) PutAux(key string, val []byte) {
 // begins with prefix, in key order, until fn returns an error. The value
 // is valid only during the call.
 func (q *Queue) Aux(prefix string, fn func(key string, val []byte) error) error {
+	if err := q.cm.barrier(); err != nil {
+		return err
+	}
 	return q.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketAux).Cursor()
+		c := tx.Bucket(bucketAux.name()).Cursor()
 		p := []byte(prefix)
 		for k, v := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, v = c.Next() {
 			if err := fn(string(k), v); err != nil {

@@ -4,9 +4,21 @@
 //
 //	Update(fn) ──▶ fn stages changes in a Tx (nothing changes if fn fails)
 //	           ──▶ memory changes, writes queued in change order
-//	           ──▶ committer: all queued writes in one bbolt transaction,
-//	               one fsync (group commit) ──▶ AfterCommit hooks ──▶ Update returns
+//	           ──▶ committer: all queued writes in one record of the
+//	               write-ahead log, one sync (group commit)
+//	           ──▶ AfterCommit hooks ──▶ Update returns
+//	           ··▶ later, a checkpoint: a whole file of the log in one
+//	               bbolt transaction (committer.go)
 //	Read(fn)   ──▶ read lock; Views stay valid after it (copy on write)
+//
+// The log (internal/wal, files path-wal0 and path-wal1 beside the store)
+// makes a change durable with one sync of space it wrote ahead, where a
+// bbolt transaction syncs twice and writes a dozen pages; a checkpoint
+// puts thousands of changes into bbolt at once, while the next go to the
+// log's other file. Open puts the changes the log holds beyond the last
+// checkpoint into bbolt before it reads the queue, and Close checkpoints
+// everything, so that a queue closed cleanly is whole in its bbolt file.
+// History and Aux, which read bbolt, checkpoint first.
 //
 // A job is its cluster's ad (the attributes every proc of one submit
 // shares, as internal/submit expands them) with the job's own ad over it:

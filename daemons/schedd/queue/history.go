@@ -26,7 +26,9 @@ const (
 // Jobs that leave the queue during the call come after it began and are
 // not included; records the retention trims meanwhile are skipped.
 func (q *Queue) History(fn func(ad []byte) bool) error {
-	q.cm.barrier()
+	if err := q.cm.barrier(); err != nil {
+		return err
+	}
 	var (
 		batch [][]byte
 		after []byte // the last key handed out; nil before the first batch
@@ -34,7 +36,7 @@ func (q *Queue) History(fn func(ad []byte) bool) error {
 	for {
 		batch = batch[:0]
 		err := q.db.View(func(tx *bolt.Tx) error {
-			batch, after = historyBatch(tx.Bucket(bucketHistory).Cursor(), after, batch)
+			batch, after = historyBatch(tx.Bucket(bucketHistory.name()).Cursor(), after, batch)
 			return nil
 		})
 		if err != nil {

@@ -12,34 +12,59 @@ import (
 	"github.com/kite-sched/kite/classad/ast"
 	"github.com/kite-sched/kite/internal/attr"
 	"github.com/kite-sched/kite/internal/gcpace"
+	"github.com/kite-sched/kite/internal/wal"
 )
 
-// load creates the buckets of a new store, or reads an existing one into
-// memory.
-func (q *Queue) load() error {
-	err := q.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketClusters, bucketProcs, bucketHistory, bucketAux} {
+// openLog creates the buckets of a new store, opens the store's
+// write-ahead log (path-wal0 and path-wal1), and puts the changes the log
+// holds beyond the store's last checkpoint into the store.
+func openLog(db *bolt.DB, path string, retain uint64, noSync bool) (*wal.Log, error) {
+	var applied uint64
+	err := db.Update(func(tx *bolt.Tx) error {
+		for _, b := range bucketNames {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		meta := tx.Bucket(bucketMeta)
+		meta := tx.Bucket(bucketMeta.name())
 		if v := getU64(meta, keyVersion); v > storeVersion {
 			return fmt.Errorf("written by a newer Kite (layout %d; this one reads %d)", v, storeVersion)
 		}
+		applied = getU64(meta, keyLogApplied)
 		return meta.Put(keyVersion, u64(storeVersion))
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	log, recs, err := wal.Open(path+"-wal", applied, wal.Options{NoSync: noSync})
+	if err != nil || len(recs) == 0 {
+		return log, err
+	}
+	writes := make([][]write, len(recs))
+	for i, r := range recs {
+		if writes[i], err = readWrites(r.Data); err != nil {
+			log.Close()
+			return nil, fmt.Errorf("write-ahead log record %d: %w", r.Seq, err)
+		}
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return apply(tx, writes, retain, recs[len(recs)-1].Seq) })
+	if err != nil {
+		log.Close()
+		return nil, fmt.Errorf("write-ahead log: putting %d records into the store: %w", len(recs), err)
+	}
+	return log, nil
+}
+
+// load reads the store into memory.
+func (q *Queue) load() error {
 	return q.db.View(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
+		meta := tx.Bucket(bucketMeta.name())
 		q.next = max(int64(getU64(meta, keyNextCluster)), 1)
 		q.histNext = getU64(meta, keyHistoryNext)
-		if err := q.loadClusters(tx.Bucket(bucketClusters)); err != nil {
+		if err := q.loadClusters(tx.Bucket(bucketClusters.name())); err != nil {
 			return err
 		}
-		return q.loadProcs(tx.Bucket(bucketProcs))
+		return q.loadProcs(tx.Bucket(bucketProcs.name()))
 	})
 }
 

@@ -102,15 +102,22 @@ func Open(path string, o Options) (*Queue, error) {
 		return nil, fmt.Errorf("job queue %s: %w", path, err)
 	}
 	db.NoSync = o.NoSync
+	retain := uint64(max(o.HistoryRetain, 0))
+	log, err := openLog(db, path, retain, o.NoSync)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("job queue %s: %w", path, err)
+	}
 	q := &Queue{
 		db: db, clusters: map[int64]*Cluster{}, reserved: map[int64]string{},
 		owners: map[string]*Counts{}, subs: map[string]*Counts{}, idle: map[string][]*Cluster{}, next: 1, changed: make(chan struct{}, 1),
 	}
 	if err := q.load(); err != nil {
+		log.Close()
 		db.Close()
 		return nil, fmt.Errorf("job queue %s: %w", path, err)
 	}
-	q.cm = newCommitter(db, uint64(max(o.HistoryRetain, 0)), q.rollback)
+	q.cm = newCommitter(db, log, retain, q.rollback)
 	q.cm.fault = o.Fault
 	return q, nil
 }
@@ -118,7 +125,7 @@ func Open(path string, o Options) (*Queue, error) {
 // Close writes what is pending and closes the store.
 func (q *Queue) Close() error {
 	q.cm.close()
-	return q.db.Close()
+	return errors.Join(q.cm.log.Close(), q.db.Close())
 }
 
 // Changed is signalled (coalesced) after changes that alter job counts or
@@ -368,14 +375,21 @@ func countIn(m map[string]*Counts, key string, status int64, n int) {
 	}
 }
 
-// Stats counts the queue's commits: bbolt transactions, and the changes
-// (Updates) they carried. Many changes per transaction is group commit at
+// Stats counts the queue's commits: writes to its log, and the changes
+// (Updates) they carried. Many changes per write is group commit at
 // work.
 func (q *Queue) Stats() (transactions, changes int64) {
 	return q.cm.txs.Load(), q.cm.changes.Load()
 }
 
-// Failures counts the transactions that failed since the queue opened:
+// Checkpoints counts the checkpoints done since the queue opened, and
+// the tries that failed (a full disk: the log keeps the changes, and the
+// checkpoint is tried again every second).
+func (q *Queue) Checkpoints() (done, failed int64) {
+	return q.cm.checkpointsDone.Load(), q.cm.checkpointsFailed.Load()
+}
+
+// Failures counts the writes that failed since the queue opened:
 // whoever watches it learns that changes were refused (a full disk). A
 // failure is counted once its changes are undone in memory, so that a
 // reader that has seen the count sees the queue as the file holds it
