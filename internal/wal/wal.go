@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"slices"
 )
@@ -44,9 +45,8 @@ const header = 16
 // when created.
 const Grow = 1 << 20
 
-// maxRecord bounds the length a read accepts, so that a damaged header
-// cannot ask for an allocation larger than any record written.
-const maxRecord = 1 << 30
+// maxRecord bounds a record: its length is 32 bits.
+const maxRecord = math.MaxUint32
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -156,7 +156,7 @@ func Scan(data []byte) []Record {
 		n := binary.LittleEndian.Uint32(data[off:])
 		sum := binary.LittleEndian.Uint32(data[off+4:])
 		seq := binary.LittleEndian.Uint64(data[off+8:])
-		if n == 0 || n > maxRecord || uint64(len(data)-off-header) < uint64(n) {
+		if n == 0 || uint64(len(data)-off-header) < uint64(n) {
 			break
 		}
 		if len(recs) > 0 && seq != recs[len(recs)-1].Seq+1 {
@@ -172,27 +172,35 @@ func Scan(data []byte) []Record {
 	return recs
 }
 
-// Append writes data as the next record and syncs it; it returns the
-// record's sequence number. A failed append takes no number: the next
-// one is written in its place.
-func (l *Log) Append(data []byte) (uint64, error) {
-	if len(data) == 0 || len(data) > maxRecord {
-		return 0, fmt.Errorf("write-ahead log: a record of %d bytes", len(data))
-	}
+// Append writes what fill writes to its writer as the next record, and
+// syncs it; it returns the record's sequence number. The record goes to
+// the file in chunks as fill writes (no copy of it is made whole), its
+// header last, before the one sync. A failed append (fill's error, the
+// disk's, or a record empty or over 4 GiB) takes no number: the next one is
+// written in its place.
+func (l *Log) Append(fill func(w io.Writer) error) (uint64, error) {
 	fl := l.files[l.cur]
-	end := fl.off + header + int64(len(data))
-	if end > fl.size {
-		if err := fl.grow(end); err != nil {
-			return 0, fmt.Errorf("write-ahead log: %w", err)
-		}
-	}
 	seq := l.next
-	l.buf = binary.LittleEndian.AppendUint32(l.buf[:0], uint32(len(data)))
-	l.buf = binary.LittleEndian.AppendUint32(l.buf, 0)
-	l.buf = binary.LittleEndian.AppendUint64(l.buf, seq)
-	l.buf = append(l.buf, data...)
-	binary.LittleEndian.PutUint32(l.buf[4:], crc32.Checksum(l.buf[8:], castagnoli))
-	if _, err := fl.f.WriteAt(l.buf, fl.off); err != nil {
+	var h [header]byte
+	binary.LittleEndian.PutUint64(h[8:], seq)
+	r := recordWriter{fl: fl, at: fl.off + header, crc: crc32.Checksum(h[8:], castagnoli), buf: l.buf[:0]}
+	err := fill(&r)
+	if err == nil {
+		err = r.flush()
+	}
+	if cap(r.buf) <= 2*chunk {
+		l.buf = r.buf
+	}
+	n := r.at - fl.off - header
+	if err == nil && n == 0 {
+		err = errors.New("an empty record")
+	}
+	if err != nil {
+		return 0, fmt.Errorf("write-ahead log: %w", err)
+	}
+	binary.LittleEndian.PutUint32(h[:], uint32(n))
+	binary.LittleEndian.PutUint32(h[4:], r.crc)
+	if _, err := fl.f.WriteAt(h[:], fl.off); err != nil {
 		return 0, fmt.Errorf("write-ahead log: %w", err)
 	}
 	if !l.noSync {
@@ -200,9 +208,71 @@ func (l *Log) Append(data []byte) (uint64, error) {
 			return 0, fmt.Errorf("write-ahead log: %w", err)
 		}
 	}
-	fl.off, fl.last = end, seq
+	fl.off, fl.last = r.at, seq
 	l.next++
 	return seq, nil
+}
+
+// chunk is how much of a record is gathered before it is written.
+const chunk = 64 << 10
+
+// recordWriter writes a record's data at its place in the file, in chunks,
+// growing the file's written space as needed, and sums it.
+type recordWriter struct {
+	fl  *file
+	at  int64 // where the next chunk goes
+	crc uint32
+	buf []byte
+	err error
+}
+
+func (r *recordWriter) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	n := len(p)
+	if len(r.buf)+len(p) > chunk {
+		take := chunk - len(r.buf)
+		r.buf = append(r.buf, p[:take]...)
+		p = p[take:]
+		if r.err = r.flush(); r.err == nil && len(p) >= chunk {
+			r.err = r.write(p) // a large value goes as it is
+			p = nil
+		}
+		if r.err != nil {
+			return 0, r.err
+		}
+	}
+	r.buf = append(r.buf, p...)
+	return n, nil
+}
+
+// flush writes what is gathered.
+func (r *recordWriter) flush() error {
+	if len(r.buf) == 0 {
+		return nil
+	}
+	err := r.write(r.buf)
+	r.buf = r.buf[:0]
+	return err
+}
+
+func (r *recordWriter) write(p []byte) error {
+	end := r.at + int64(len(p))
+	if end-r.fl.off-header > maxRecord {
+		return fmt.Errorf("a record of more than %d bytes", maxRecord)
+	}
+	if end > r.fl.size {
+		if err := r.fl.grow(end); err != nil {
+			return err
+		}
+	}
+	if _, err := r.fl.f.WriteAt(p, r.at); err != nil {
+		return err
+	}
+	r.crc = crc32.Update(r.crc, castagnoli, p)
+	r.at = end
+	return nil
 }
 
 // grow writes zeros from the file's written size to past end, in steps of

@@ -2,19 +2,35 @@ package wal
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// fill is a record's fill that writes d, in pieces of up to 1000 bytes.
+func fill(d string) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		for len(d) > 0 {
+			n := min(len(d), 1000)
+			if _, err := io.WriteString(w, d[:n]); err != nil {
+				return err
+			}
+			d = d[n:]
+		}
+		return nil
+	}
+}
+
 // appendAll appends each record's data and checks the numbers given.
 func appendAll(t *testing.T, l *Log, data ...string) {
 	t.Helper()
 	for _, d := range data {
 		want := l.next
-		seq, err := l.Append([]byte(d))
+		seq, err := l.Append(fill(d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,22 +163,31 @@ func TestGrowth(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "q-wal")
 	l, _ := reopen(t, nil, path, 0)
 	big := strings.Repeat("x", Grow+10)
-	appendAll(t, l, "small", big, "after")
+	appendAll(t, l, "small", big)
+	whole := strings.Repeat("y", Grow) // written in one piece, past the chunks
+	if _, err := l.Append(func(w io.Writer) error { _, err := io.WriteString(w, whole); return err }); err != nil {
+		t.Fatal(err)
+	}
+	appendAll(t, l, "after")
 	st, err := os.Stat(path + "0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Size() != 2*Grow {
-		t.Fatalf("file of %d bytes, want %d", st.Size(), 2*Grow)
+	if st.Size() != 3*Grow {
+		t.Fatalf("file of %d bytes, want %d", st.Size(), 3*Grow)
 	}
 	_, got := reopen(t, l, path, 0)
-	equal(t, got, "small", big, "after")
+	equal(t, got, "small", big, whole, "after")
 }
 
-func TestEmptyRecordRefused(t *testing.T) {
+func TestEmptyOrFailedRecordTakesNoNumber(t *testing.T) {
 	l, _ := reopen(t, nil, filepath.Join(t.TempDir(), "q-wal"), 0)
-	if _, err := l.Append(nil); err == nil {
+	if _, err := l.Append(fill("")); err == nil {
 		t.Fatal("an empty record was appended")
+	}
+	failing := func(w io.Writer) error { w.Write([]byte("part")); return errors.New("no") }
+	if _, err := l.Append(failing); err == nil || !strings.Contains(err.Error(), "no") {
+		t.Fatalf("a record whose writer failed: %v", err)
 	}
 	appendAll(t, l, "a") // took no number
 }
@@ -174,7 +199,7 @@ func FuzzScan(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, d := range []string{"a", "bb", "ccc"} {
-		if _, err := l.Append([]byte(d)); err != nil {
+		if _, err := l.Append(fill(d)); err != nil {
 			f.Fatal(err)
 		}
 	}

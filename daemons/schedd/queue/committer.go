@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -23,10 +24,13 @@ type commit struct {
 
 // A checkpoint is due once the current file of the write-ahead log holds
 // this many bytes, or its oldest record waited this long; History and
-// Aux, which read the store, and Close ask for one at once.
+// Aux, which read the store, and Close ask for one at once. A batch of
+// commits that writes storeBytes or more (a bulk change: a large submit,
+// a batch of a removal) goes to bbolt directly.
 const (
 	checkpointBytes = 4 << 20
 	checkpointAge   = time.Second
+	storeBytes      = 1 << 20
 )
 
 // committer writes commits in the order they were queued, as many as are
@@ -75,7 +79,6 @@ type committer struct {
 	flushed         *sync.Cond
 	// holds counts the holds in force: no write starts meanwhile.
 	holds int
-	buf   []byte // the record being encoded
 
 	// unapplied are the writes in the log's current file, in order;
 	// applying is set while a checkpoint is under way, and applied counts
@@ -182,7 +185,7 @@ func (c *committer) run() {
 	defer c.mu.Unlock()
 	for {
 		switch {
-		case len(c.pending) > 0 && (c.holds == 0 || c.closing):
+		case len(c.pending) > 0 && (c.holds == 0 || c.closing) && !c.behind():
 			batch := c.pending
 			c.pending = nil
 			c.mu.Unlock()
@@ -198,21 +201,43 @@ func (c *committer) run() {
 	}
 }
 
-// write appends a batch of commits to the log as one record and
-// acknowledges them.
+// behind reports whether the log's current file holds a checkpoint's
+// worth while a checkpoint is under way: the next write waits for it, so
+// that changes written faster than bbolt takes them (a million jobs
+// removed, in batches) hold no more memory than two checkpoints. A
+// checkpoint that failed holds nothing back: the write then tries the
+// disk itself. c.mu is held.
+func (c *committer) behind() bool {
+	return c.applying && c.applyErr == nil && c.log.Pending() >= c.checkpointBytes
+}
+
+// write appends a batch of commits to the log as one record, or puts a
+// batch of storeBytes or more into bbolt directly, and acknowledges them.
 func (c *committer) write(batch []*commit) {
 	var err error
 	if c.fault != nil {
 		err = c.fault()
 	}
-	if err == nil {
-		c.buf = c.buf[:0]
-		for _, cm := range batch {
-			c.buf = appendWrites(c.buf, cm.writes)
+	var size int64
+	for _, cm := range batch {
+		for _, w := range cm.writes {
+			size += int64(len(w.key) + len(w.val) + 4)
 		}
-		if len(c.buf) > 0 { // commits of hooks alone write nothing
-			_, err = c.log.Append(c.buf)
-		}
+	}
+	logged := size > 0 && size < min(storeBytes, c.checkpointBytes) // commits of hooks alone write nothing
+	switch {
+	case err != nil:
+	case logged:
+		_, err = c.log.Append(func(w io.Writer) error {
+			for _, cm := range batch {
+				if err := writeWrites(w, cm.writes); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	case size > 0:
+		err = c.writeStore(batch)
 	}
 	c.txs.Add(1)
 	c.changes.Add(int64(len(batch)))
@@ -223,7 +248,7 @@ func (c *committer) write(batch []*commit) {
 	}
 	c.mu.Lock()
 	c.failed = err
-	if err == nil && len(c.buf) > 0 {
+	if err == nil && logged {
 		if len(c.unapplied) == 0 {
 			c.age.Reset(checkpointAge)
 		}
@@ -245,6 +270,32 @@ func (c *committer) write(batch []*commit) {
 	c.settle()
 	c.mu.Unlock()
 	c.flushed.Broadcast()
+}
+
+// writeStore puts a large batch into bbolt in one transaction of its own
+// once every change before it is there: written once rather than to the
+// log and again at a checkpoint, and held in memory no longer.
+func (c *committer) writeStore(batch []*commit) error {
+	c.mu.Lock()
+	for c.applying || len(c.unapplied) > 0 {
+		if c.applyErr != nil {
+			err := c.applyErr
+			c.mu.Unlock()
+			return fmt.Errorf("a checkpoint before it: %w", err)
+		}
+		if !c.applying {
+			c.startCheckpoint()
+		}
+		c.flushed.Wait()
+	}
+	c.mu.Unlock()
+	return c.db.Update(func(tx *bolt.Tx) error {
+		writes := make([][]write, len(batch))
+		for i, cm := range batch {
+			writes[i] = cm.writes
+		}
+		return apply(tx, writes, c.retain, 0)
+	})
 }
 
 // settle counts every written commit applied when none is waiting for a

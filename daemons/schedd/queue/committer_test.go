@@ -185,3 +185,35 @@ func TestCommitWithoutWrites(t *testing.T) {
 		return nil
 	})
 }
+
+// A commit of a checkpoint's size or more goes to bbolt directly, after
+// every change before it, and the changes after it go to the log as
+// before: a crash after them all loses nothing, in order.
+func TestLargeCommitGoesToTheStore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	q := open(t, path, Options{})
+	q.cm.mu.Lock()
+	q.cm.checkpointBytes = 4 << 10
+	q.cm.mu.Unlock()
+	submit(t, q, "alice", 1) // to the log
+	big := submit(t, q, "bob", 100)
+	if err := q.Update(func(tx *Tx) error { // to the log, over the large one
+		tx.SetInt(tx.Job(JobID{big, 7}), attr.JobStatus, attr.Held)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(q)
+	crash(t, q)
+	if n := storedProcs(t, path); n != 101 {
+		t.Fatalf("bbolt holds %d jobs after the crash, want 101 (the first submit checkpointed before the large one)", n)
+	}
+	q = open(t, path, Options{})
+	defer q.Close()
+	if after := snapshot(q); after != before {
+		t.Errorf("after the crash:\n%s\nwant\n%s", after, before)
+	}
+	if !strings.Contains(lineOf(before, "2.7 "), "bob 5 ") {
+		t.Errorf("the change after the large commit: %s", lineOf(before, "2.7 "))
+	}
+}

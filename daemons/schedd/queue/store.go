@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -76,27 +77,39 @@ func parseProcKey(k []byte) (JobID, error) {
 	return JobID{int64(binary.BigEndian.Uint64(k)), int64(binary.BigEndian.Uint64(k[8:]))}, nil
 }
 
-// appendWrites appends writes to buf as a record of the write-ahead log
-// holds them: for each its bucket (a byte), its key, and its value, or
-// nothing for a delete:
+// writeWrites writes writes to w as a record of the write-ahead log holds
+// them: for each its bucket (a byte), its key, and its value, or nothing
+// for a delete:
 //
 //	bucket | uvarint len(key) | key | uvarint len(val)+1, or 0 | val
-func appendWrites(buf []byte, writes []write) []byte {
-	for _, w := range writes {
-		buf = append(buf, byte(w.bucket))
-		buf = binary.AppendUvarint(buf, uint64(len(w.key)))
-		buf = append(buf, w.key...)
-		if w.val == nil {
-			buf = append(buf, 0)
-			continue
+func writeWrites(w io.Writer, writes []write) error {
+	var head [1 + 2*binary.MaxVarintLen64]byte
+	for _, wr := range writes {
+		h := append(head[:0], byte(wr.bucket))
+		h = binary.AppendUvarint(h, uint64(len(wr.key)))
+		if _, err := w.Write(h); err != nil {
+			return err
 		}
-		buf = binary.AppendUvarint(buf, uint64(len(w.val))+1)
-		buf = append(buf, w.val...)
+		if _, err := w.Write(wr.key); err != nil {
+			return err
+		}
+		h = head[:0]
+		if wr.val == nil {
+			h = append(h, 0)
+		} else {
+			h = binary.AppendUvarint(h, uint64(len(wr.val))+1)
+		}
+		if _, err := w.Write(h); err != nil {
+			return err
+		}
+		if _, err := w.Write(wr.val); err != nil {
+			return err
+		}
 	}
-	return buf
+	return nil
 }
 
-// readWrites decodes a record of appendWrites; keys and values are slices
+// readWrites decodes a record of writeWrites; keys and values are slices
 // of data.
 func readWrites(data []byte) ([]write, error) {
 	var writes []write
@@ -129,7 +142,7 @@ func readWrites(data []byte) ([]write, error) {
 
 // apply puts commits' writes into a bbolt transaction, trims the
 // history, and notes the last record of the write-ahead log they came
-// from.
+// from (last; 0 for writes that did not come from it).
 func apply(tx *bolt.Tx, writes [][]write, retain, last uint64) error {
 	// The history only grows at its end (its keys count up): its pages
 	// are filled whole rather than split half-empty, which halves what a
@@ -153,6 +166,9 @@ func apply(tx *bolt.Tx, writes [][]write, retain, last uint64) error {
 		return err
 	}
 	meta := tx.Bucket(bucketMeta.name())
+	if last == 0 {
+		return nil
+	}
 	if last <= getU64(meta, keyLogApplied) {
 		return fmt.Errorf("write-ahead log: a checkpoint through record %d, after record %d", last, getU64(meta, keyLogApplied))
 	}
