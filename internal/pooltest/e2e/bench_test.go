@@ -84,6 +84,7 @@ func BenchmarkThroughput10k(b *testing.B) {
 	ctx := context.Background()
 	var elapsed time.Duration
 	cpu := startCPU(b)
+	commits0, changes0 := pl.schedd.Queue().Stats()
 	for b.Loop() {
 		start := time.Now()
 		pl.submit(dir, fmt.Sprintf("executable = /bin/true\nshould_transfer_files = IF_NEEDED\nqueue %d\n", jobs))
@@ -98,6 +99,8 @@ func BenchmarkThroughput10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(jobs*b.N)/elapsed.Seconds(), "jobs/s")
 	cpu.report(b, jobs*b.N)
+	commits, changes := pl.schedd.Queue().Stats()
+	b.ReportMetric(float64(changes-changes0)/float64(commits-commits0), "changes/commit")
 }
 
 // BenchmarkExecFloor runs /bin/true as 8 parallel streams of processes and
