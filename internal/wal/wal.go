@@ -28,6 +28,7 @@
 package wal
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -93,6 +95,7 @@ func Open(path string, applied uint64, o Options) (*Log, []Record, error) {
 		name := fmt.Sprintf("%s%d", path, i)
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
+			l.Close()
 			return nil, nil, fmt.Errorf("write-ahead log: %w", err)
 		}
 		fl := &file{f: f}
@@ -104,7 +107,11 @@ func Open(path string, applied uint64, o Options) (*Log, []Record, error) {
 		}
 		recs = append(recs, found...)
 	}
-	slices.SortFunc(recs, func(a, b Record) int { return cmpSeq(a.Seq, b.Seq) })
+	if err := syncDir(filepath.Dir(path)); err != nil { // files just made are named for good
+		l.Close()
+		return nil, nil, fmt.Errorf("write-ahead log: %w", err)
+	}
+	slices.SortFunc(recs, func(a, b Record) int { return cmp.Compare(a.Seq, b.Seq) })
 	l.next = applied + 1
 	if n := len(recs); n > 0 {
 		l.next = max(l.next, recs[n-1].Seq+1)
@@ -122,14 +129,14 @@ func Open(path string, applied uint64, o Options) (*Log, []Record, error) {
 	return l, recs, nil
 }
 
-func cmpSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// syncDir makes the names in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
 	}
-	return 0
+	err = d.Sync()
+	return errors.Join(err, d.Close())
 }
 
 // read returns the file's records from its start up to the first that is
