@@ -38,6 +38,17 @@ func storedProcs(t *testing.T, path string) int {
 	return n
 }
 
+// reopenAs opens the queue at path and checks that it shows what memory
+// showed before its close or crash.
+func reopenAs(t *testing.T, path, before string) *Queue {
+	t.Helper()
+	q := open(t, path, Options{})
+	if after := snapshot(q); after != before {
+		t.Errorf("after the reopen:\n%s\nwant\n%s", after, before)
+	}
+	return q
+}
+
 // changes submits, holds one job and moves another to the history, each
 // change acknowledged on its own, and returns the queue as memory shows
 // it.
@@ -83,10 +94,7 @@ func TestCrashKeepsWhatWasAcknowledged(t *testing.T) {
 					t.Fatalf("bbolt holds %d jobs before the reopen; the test needs them in the log alone", n)
 				}
 			}
-			q = open(t, path, Options{})
-			if after := snapshot(q); after != before {
-				t.Errorf("after the crash:\n%s\nwant\n%s", after, before)
-			}
+			q = reopenAs(t, path, before)
 			var hist []string
 			if err := q.History(func(ad []byte) bool { hist = append(hist, string(ad)); return true }); err != nil {
 				t.Fatal(err)
@@ -144,11 +152,7 @@ func TestFailedCheckpointKeepsTheLog(t *testing.T) {
 	if n := storedProcs(t, path); n != 0 {
 		t.Fatalf("bbolt holds %d jobs; the checkpoints failed", n)
 	}
-	q = open(t, path, Options{})
-	defer q.Close()
-	if after := snapshot(q); after != before {
-		t.Errorf("after the reopen:\n%s\nwant\n%s", after, before)
-	}
+	reopenAs(t, path, before).Close()
 }
 
 // A commit that writes nothing (a hook's AfterCommit alone) is
@@ -208,11 +212,7 @@ func TestLargeCommitGoesToTheStore(t *testing.T) {
 	if n := storedProcs(t, path); n != 101 {
 		t.Fatalf("bbolt holds %d jobs after the crash, want 101 (the first submit checkpointed before the large one)", n)
 	}
-	q = open(t, path, Options{})
-	defer q.Close()
-	if after := snapshot(q); after != before {
-		t.Errorf("after the crash:\n%s\nwant\n%s", after, before)
-	}
+	reopenAs(t, path, before).Close()
 	if !strings.Contains(lineOf(before, "2.7 "), "bob 5 ") {
 		t.Errorf("the change after the large commit: %s", lineOf(before, "2.7 "))
 	}
