@@ -43,8 +43,8 @@ import (
 // header is a record's length, checksum and sequence number.
 const header = 16
 
-// Grow is the step in which a file's written space grows, and its size
-// when created.
+// Grow is the step in which a file's written space grows, from nothing
+// at its first append.
 const Grow = 1 << 20
 
 // maxRecord bounds a record: its length is 32 bits.
