@@ -301,9 +301,9 @@ func (fl *file) grow(end int64) error {
 
 // Rotate makes the other file the one appended to, from its start, and
 // returns the sequence number of the last record of the file left (0 when
-// it holds none): once the store has every record up to it, the caller
-// puts them in its store. The caller rotates only once the store has every
-// record of the other file: it is written over.
+// it holds none), which the caller's checkpoint of that file notes in its
+// store. The caller rotates only once its store has every record of the
+// other file, which is written over.
 func (l *Log) Rotate() uint64 {
 	left := l.files[l.cur].last
 	l.cur = 1 - l.cur
