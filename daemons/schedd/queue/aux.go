@@ -19,7 +19,9 @@ func (tx *Tx) PutAux(key string, val []byte) {
 
 // Aux calls fn with each committed record of the aux bucket whose key
 // begins with prefix, in key order, until fn returns an error. The value
-// is valid only during the call.
+// is valid only during the call. Like History it waits for the commits
+// queued before it: never call it with the queue locked (in an Update's
+// function, or a Read's), where a commit that fails could not be undone.
 func (q *Queue) Aux(prefix string, fn func(key string, val []byte) error) error {
 	if err := q.cm.barrier(); err != nil {
 		return err

@@ -77,7 +77,8 @@ type committer struct {
 	// failed); flushed is signalled as written or applied grows.
 	queued, written uint64
 	flushed         *sync.Cond
-	// holds counts the holds in force: no write starts meanwhile.
+	// holds counts the holds in force: no write starts meanwhile but
+	// for a barrier.
 	holds int
 
 	// unapplied are the writes in the log's current file, in order;
@@ -161,7 +162,9 @@ func (c *committer) hold() (release func()) {
 
 // barrier waits until every commit queued before it is in bbolt (or
 // failed): a read of the store after it sees every change the memory
-// already shows. It returns the error of a checkpoint that failed
+// already shows. The commits it waits for are written whatever holds are
+// in force (a holder may be waiting for the queue's lock, held by the
+// barrier's caller). It returns the error of a checkpoint that failed
 // meanwhile, when the store may lack some.
 func (c *committer) barrier() error {
 	c.mu.Lock()
@@ -185,7 +188,7 @@ func (c *committer) run() {
 	defer c.mu.Unlock()
 	for {
 		switch {
-		case len(c.pending) > 0 && (c.holds == 0 || c.closing) && !c.behind():
+		case len(c.pending) > 0 && (c.holds == 0 || c.closing || c.want > c.applied) && !c.behind():
 			batch := c.pending
 			c.pending = nil
 			c.mu.Unlock()

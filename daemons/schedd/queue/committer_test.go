@@ -3,9 +3,11 @@ package queue
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -216,4 +218,43 @@ func TestLargeCommitGoesToTheStore(t *testing.T) {
 	if !strings.Contains(lineOf(before, "2.7 "), "bob 5 ") {
 		t.Errorf("the change after the large commit: %s", lineOf(before, "2.7 "))
 	}
+}
+
+// A read of the store (Aux, History) made while a caller holds the queue
+// (Hold: a startd's batch of job ends being staged) does not wait for the
+// release: the commits before it are written and checkpointed, and it
+// sees them. The holder may be waiting for the lock that the reader
+// holds: the schedd once hung when a DAG retired (its transaction read
+// the finished DAGs' records) under a batch of job ends.
+func TestStoreReadDuringAHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := open(t, filepath.Join(t.TempDir(), "queue.db"), Options{NoSync: true})
+		defer q.Close()
+		c := submit(t, q, "alice", 1)
+		release := q.Hold()
+		defer release()
+		wait, err := q.Stage(func(tx *Tx) error {
+			tx.PutAux("note/1", []byte("staged"))
+			tx.Leave(tx.Job(JobID{c, 0}))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		err = q.Aux("note/", func(key string, val []byte) error {
+			notes = append(notes, key+"="+string(val))
+			return nil
+		})
+		if err != nil || !slices.Equal(notes, []string{"note/1=staged"}) {
+			t.Errorf("Aux during a hold: %q, %v; want the staged record", notes, err)
+		}
+		left := 0
+		if err := q.History(func([]byte) bool { left++; return true }); err != nil || left != 1 {
+			t.Errorf("History during a hold: %d jobs, %v; want the one that left", left, err)
+		}
+		if err := wait(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

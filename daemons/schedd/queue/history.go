@@ -16,7 +16,7 @@ const (
 // History calls fn with each job in the history, newest first, as JSON
 // (valid only during the call), until fn returns false. A job that left
 // the queue before the call is in it: the call waits for the commits
-// under way.
+// under way (never call it with the queue locked: see Aux).
 //
 // fn is never called under a store transaction: History copies a bounded
 // batch of records in a read transaction, ends it, hands the batch to fn,
