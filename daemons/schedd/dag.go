@@ -124,6 +124,7 @@ type nodeRef struct {
 type dagSet struct {
 	m         map[int64]*dagState // the DAGs that run
 	done      []*dagState         // the last finished, oldest first (dag_retire.go)
+	kept      []string            // the keys' ends of the finished DAGs' records in the store, oldest first (dag_finished.go)
 	byCluster map[int64]nodeRef   // node job clusters in the queue
 	kick      chan struct{}       // the pump has work
 	ctx       context.Context     // the pump's: the schedd's life
@@ -171,6 +172,13 @@ func (s *Server) openDAGs() error {
 	})
 	if err != nil {
 		return fmt.Errorf("loading DAG nodes: %w", err)
+	}
+	refs, err := s.finishedRefs()
+	if err != nil {
+		return fmt.Errorf("loading the finished DAGs' records: %w", err)
+	}
+	for _, ref := range refs {
+		ds.kept = append(ds.kept, ref.suffix)
 	}
 	s.q.Read(func(r *queue.Reader) {
 		for _, st := range ds.m {

@@ -72,7 +72,10 @@ type finishedRef struct {
 }
 
 // keepFinished records in tx a DAG that retires, with its final ad,
-// and deletes the oldest records beyond dagKeepFinished.
+// and deletes the oldest records beyond dagKeepFinished. Which records
+// the store keeps comes from memory (dagSet.kept), not from the store:
+// the queue is locked here, and a read of the store waits for the
+// commits before it, which may wait for the lock (queue.Hold).
 func (s *Server) keepFinished(tx *queue.Tx, st *dagState, ad []byte) {
 	suffix := fmt.Sprintf("%020d/%012d", s.now().UnixNano(), st.rec.ID)
 	g, err := json.Marshal(finishedGraphOf(st))
@@ -82,24 +85,15 @@ func (s *Server) keepFinished(tx *queue.Tx, st *dagState, ad []byte) {
 	}
 	tx.PutAux(finAdPrefix+suffix, ad)
 	tx.PutAux(finGraphPrefix+suffix, g)
-	refs, err := s.finishedRefs()
-	if err != nil {
-		s.log.Warn("DAG: listing the finished DAGs kept (the oldest are deleted at the next end)", "err", err)
-		return
+	ds := s.dags
+	kept := ds.kept
+	over := max(0, len(kept)+1-dagKeepFinished)
+	for _, old := range kept[:over] {
+		tx.PutAux(finAdPrefix+old, nil)
+		tx.PutAux(finGraphPrefix+old, nil)
 	}
-	// the DAGs retired last may not be committed yet: they are the end
-	// of the recently finished in memory that the store lacks
-	pending := 0
-	for _, d := range slices.Backward(s.dags.done) {
-		if slices.ContainsFunc(refs, func(r finishedRef) bool { return r.id == d.rec.ID }) {
-			break
-		}
-		pending++
-	}
-	for _, old := range refs[:min(len(refs), max(0, len(refs)+pending+1-dagKeepFinished))] {
-		tx.PutAux(finAdPrefix+old.suffix, nil)
-		tx.PutAux(finGraphPrefix+old.suffix, nil)
-	}
+	ds.kept = append(slices.Clone(kept[over:]), suffix)
+	tx.OnRollback(func() { ds.kept = kept })
 }
 
 // finishedGraphOf is what the store keeps of a finished DAG's graph.

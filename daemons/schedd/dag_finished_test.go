@@ -159,33 +159,41 @@ func TestDagFinishedLargeBounded(t *testing.T) {
 }
 
 // The store keeps the last dagKeepFinished finished DAGs' records: a DAG
-// that retires deletes the oldest; the list is newest first.
+// that retires deletes the oldest, after a restart too; the list is
+// newest first.
 func TestDagFinishedKeepsLast(t *testing.T) {
 	p := pooltest.New(t)
-	h := startSchedd(t, p, testConfig(t))
+	cfg := testConfig(t)
+	h := startSchedd(t, p, cfg)
 	dir := t.TempDir()
 	var ids []int64
-	for range dagKeepFinished + 2 {
-		id := h.submitDAGText(dir, "JOB A a.sub NOOP\n")
-		h.waitFinished(id)
-		ids = append(ids, id)
-	}
-	var kept []int64
-	stored := func() bool { // the last retirement commits after the DAG left memory's running ones
-		refs, err := h.s.finishedRefs()
-		if err != nil {
-			t.Fatal(err)
+	retire := func(n int) {
+		for range n {
+			id := h.submitDAGText(dir, "JOB A a.sub NOOP\n")
+			h.waitFinished(id)
+			ids = append(ids, id)
 		}
-		kept = kept[:0]
-		for _, r := range refs {
-			kept = append(kept, r.id)
+		var kept []int64
+		stored := func() bool { // the last retirement commits after the DAG left memory's running ones
+			refs, err := h.s.finishedRefs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept = kept[:0]
+			for _, r := range refs {
+				kept = append(kept, r.id)
+			}
+			return slices.Contains(kept, ids[len(ids)-1])
 		}
-		return slices.Contains(kept, ids[len(ids)-1])
+		eventually(t, "the last DAG's record to commit", stored)
+		if want := ids[max(0, len(ids)-dagKeepFinished):]; !slices.Equal(kept, want) {
+			t.Errorf("the store keeps DAGs %v, want the last %d of %v", kept, dagKeepFinished, ids)
+		}
 	}
-	eventually(t, "the last DAG's record to commit", stored)
-	if !slices.Equal(kept, ids[2:]) {
-		t.Errorf("the store keeps DAGs %v, want the last %d of %v", kept, dagKeepFinished, ids)
-	}
+	retire(dagKeepFinished + 2)
+	h.stop()
+	h = startSchedd(t, p, cfg)
+	retire(2)
 	list := h.dags(wire.DAGQuery{Finished: true, AdsOnly: true})
 	if len(list) != dagKeepFinished || !strings.Contains(string(list[0].Ad), fmt.Sprintf(`"ClusterId":%d,`, ids[len(ids)-1])) {
 		t.Errorf("%d finished DAGs listed, the first %s; want %d, newest first", len(list), list[0].Ad, dagKeepFinished)
