@@ -40,6 +40,7 @@ func (s *Server) handleJobUpdates(_ context.Context, r *wire.Request) (any, erro
 	}
 	finish := make([]func() (any, error), len(us.Updates))
 	release := s.q.Hold()
+	defer release() // (once: a panic while staging leaves no hold behind)
 	for i := range us.Updates {
 		finish[i] = s.stageUpdate(&us.Updates[i], true)
 	}
