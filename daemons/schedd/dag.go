@@ -124,7 +124,7 @@ type nodeRef struct {
 type dagSet struct {
 	m         map[int64]*dagState // the DAGs that run
 	done      []*dagState         // the last finished, oldest first (dag_retire.go)
-	kept      []string            // the keys' ends of the finished DAGs' records in the store, oldest first (dag_finished.go)
+	kept      []string            // the store's finished DAGs, oldest first: their keys' ends (dag_finished.go)
 	byCluster map[int64]nodeRef   // node job clusters in the queue
 	kick      chan struct{}       // the pump has work
 	ctx       context.Context     // the pump's: the schedd's life

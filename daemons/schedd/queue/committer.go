@@ -163,8 +163,8 @@ func (c *committer) hold() (release func()) {
 // barrier waits until every commit queued before it is in bbolt (or
 // failed): a read of the store after it sees every change the memory
 // already shows. The commits it waits for are written whatever holds are
-// in force (a holder may be waiting for the queue's lock, held by the
-// barrier's caller). It returns the error of a checkpoint that failed
+// in force: a holder may be waiting for something the barrier's caller
+// holds. It returns the error of a checkpoint that failed
 // meanwhile, when the store may lack some.
 func (c *committer) barrier() error {
 	c.mu.Lock()
