@@ -23,6 +23,7 @@ func (tx *Tx) PutAux(key string, val []byte) {
 // queued before it: never call it with the queue locked (in an Update's
 // function, or a Read's), where a commit that fails could not be undone.
 func (q *Queue) Aux(prefix string, fn func(key string, val []byte) error) error {
+	q.locks.waits("Aux (which waits for commits)")
 	if err := q.cm.barrier(); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ const (
 // Jobs that leave the queue during the call come after it began and are
 // not included; records the retention trims meanwhile are skipped.
 func (q *Queue) History(fn func(ad []byte) bool) error {
+	q.locks.waits("History (which waits for commits)")
 	if err := q.cm.barrier(); err != nil {
 		return err
 	}

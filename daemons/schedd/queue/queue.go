@@ -35,7 +35,8 @@ type Options struct {
 // Queue is the job queue: in memory for queries, in bbolt for durability.
 type Queue struct {
 	mu       sync.RWMutex
-	stager   stager // writers waiting for mu, staged in groups (stage.go)
+	stager   stager    // writers waiting for mu, staged in groups (stage.go)
+	locks    lockCheck // who holds mu, in race builds (lockcheck_race.go)
 	db       *bolt.DB
 	cm       *committer
 	clusters map[int64]*Cluster
@@ -141,6 +142,8 @@ func (q *Queue) signal() {
 
 // Read calls fn with the queue locked for reading.
 func (q *Queue) Read(fn func(r *Reader)) {
+	q.locks.enter("Read") // (before the lock: a misuse leaves it as it was)
+	defer q.locks.exit()
 	q.mu.RLock()
 	defer q.mu.RUnlock()
 	fn(&Reader{q: q})
@@ -404,9 +407,11 @@ func (q *Queue) Reservation(id int64) (string, bool) { return q.reservation(id) 
 // transaction took down (undo takes them): the queue shows again what the
 // file holds, and goes on taking changes.
 func (q *Queue) rollback(undo func() []*commit) {
+	q.locks.enter("a rollback")
 	q.mu.Lock()
 	undo()
 	q.mu.Unlock()
+	q.locks.exit()
 	q.signal()
 }
 

@@ -52,6 +52,7 @@ type staging struct {
 // them and every change queued behind them). A caller that changes a
 // large set in batches stages the next batch while the last one commits.
 func (q *Queue) Stage(fn func(tx *Tx) error) (wait func() error, err error) {
+	q.locks.waits("Update or Stage (which wait for the lock)")
 	st := &staging{fn: fn, turn: make(chan bool, 1)}
 	g := &q.stager
 	g.mu.Lock()
@@ -81,11 +82,13 @@ func (q *Queue) stageGroup(leader *staging) {
 	g.groups++
 	g.mu.Unlock()
 
+	q.locks.enter("an Update")
 	q.mu.Lock()
 	for _, st := range group {
 		q.stageOne(st)
 	}
 	q.mu.Unlock()
+	q.locks.exit()
 
 	g.mu.Lock()
 	var next *staging
@@ -134,6 +137,7 @@ func (q *Queue) stageLocked(fn func(tx *Tx) error) (wait func() error, err error
 	}
 	q.cm.enqueue(cm) // under the lock: commits follow the order of changes
 	return func() error {
+		q.locks.waits("an Update's wait for its commit")
 		err := <-cm.done
 		if tx.signal {
 			q.signal()
