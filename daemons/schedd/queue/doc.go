@@ -20,6 +20,12 @@
 // everything, so that a queue closed cleanly is whole in its bbolt file.
 // History and Aux, which read bbolt, checkpoint first.
 //
+// Whoever holds the lock (a Read's or an Update's function, a rollback)
+// waits for nothing that may need it: not for commits (History, Aux, an
+// Update's wait) nor for the lock again (Read, Update), which would hang
+// the schedd under some interleaving only. Race builds check it and
+// panic at the misuse (lockcheck_race.go).
+//
 // A job is its cluster's ad (the attributes every proc of one submit
 // shares, as internal/submit expands them) with the job's own ad over it:
 // ProcId, what differs between procs, and what changed since the submit.
