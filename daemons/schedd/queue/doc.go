@@ -49,7 +49,8 @@
 // Storage (bbolt buckets; integers big-endian, so keys sort by number):
 //
 //	meta      next_cluster → the next cluster id to hand out; history_first,
-//	          history_next → the history's sequence numbers; version
+//	          history_next → the history's sequence numbers; version;
+//	          log_applied → the last record of the log the store holds
 //	clusters  cluster (8 bytes) → the cluster ad, JSON (Owner included)
 //	procs     cluster (8) + proc (8) → the job's own ad, JSON
 //	history   sequence (8) → a finished job's whole ad, JSON

@@ -9,15 +9,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// The store's layout in bbolt. Keys are big-endian so that cursors walk
-// clusters, procs and history in order.
-//
-//	meta      next_cluster → uint64; history_first, history_next → uint64;
-//	          log_applied → uint64 (checkpoint.go)
-//	clusters  cluster      → the cluster ad (JSON), Owner included
-//	procs     cluster|proc → the proc's own ad (JSON)
-//	history   seq          → a finished job's whole ad (JSON)
-//	aux       name         → a record the schedd keeps beside the jobs
+// The store's layout in bbolt is the package doc's (doc.go). Keys are
+// big-endian so that cursors walk clusters, procs and history in order.
 var (
 	keyNextCluster  = []byte("next_cluster")
 	keyHistoryFirst = []byte("history_first")
@@ -165,12 +158,12 @@ func apply(tx *bolt.Tx, writes [][]write, retain, last uint64) error {
 	if err := trimHistory(tx, retain); err != nil {
 		return err
 	}
-	meta := tx.Bucket(bucketMeta.name())
 	if last == 0 {
 		return nil
 	}
-	if last <= getU64(meta, keyLogApplied) {
-		return fmt.Errorf("write-ahead log: a checkpoint through record %d, after record %d", last, getU64(meta, keyLogApplied))
+	meta := tx.Bucket(bucketMeta.name())
+	if had := getU64(meta, keyLogApplied); last <= had {
+		return fmt.Errorf("write-ahead log: a checkpoint through record %d, after record %d", last, had)
 	}
 	return meta.Put(keyLogApplied, u64(last))
 }
